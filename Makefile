@@ -1,0 +1,20 @@
+# Every target goes through scripts/, which pin Java 17 and use the project's venv.
+.PHONY: setup demo test lint unit clean
+
+setup:
+	scripts/setup.sh dev
+
+demo:
+	scripts/setup.sh && scripts/demo.sh
+
+test:
+	scripts/test.sh
+
+unit:
+	scripts/setup.sh dev && .venv/bin/pytest tests/unit -q
+
+lint:
+	scripts/setup.sh dev && .venv/bin/ruff check . && .venv/bin/ruff format --check . && .venv/bin/mypy
+
+clean:
+	rm -rf .crawldedup .pytest_cache .mypy_cache .ruff_cache

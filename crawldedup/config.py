@@ -1,0 +1,198 @@
+"""One typed configuration, loaded from one TOML file and validated once.
+
+Every knob of the pipeline lives here. Values that are derived (Bloom filter bit
+count and hash count) are computed once, in :mod:`crawldedup.core.bloom`, from the
+capacity and error rate given here.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+RULES: tuple[str, ...] = ("content_md5", "head", "tail", "title")
+"""Cascade order of seed 000: B (content) → C (head) → D (tail) → A (title)."""
+
+DEFAULT_NOISE_WORDS: tuple[str, ...] = (
+    "【转】",
+    "[转]",
+    "(转)",
+    "（转）",
+    "转摘",
+    "转载",
+    "原创",
+    "置顶",
+    "推荐",
+    "精华",
+    "热门",
+    "独家",
+    "repost",
+    "reposted",
+    "original",
+)
+
+
+class ConfigError(ValueError):
+    """A configuration value or file is invalid; the CLI exits 2 with its message."""
+
+
+@dataclass(frozen=True)
+class FingerprintConfig:
+    head_chars: int = 100
+    tail_chars: int = 100
+    tokenizer: str = "char"  # "char" (seed 000 terms) or "jieba"
+    title_noise_words: tuple[str, ...] = DEFAULT_NOISE_WORDS
+    # Titles that normalize to fewer characters than this are too generic to key on.
+    min_title_chars: int = 2
+
+
+@dataclass(frozen=True)
+class CascadeConfig:
+    threshold: float = 0.9
+    rules: tuple[str, ...] = RULES
+
+
+@dataclass(frozen=True)
+class BloomConfig:
+    error_rate: float = 0.001
+    # Filters are sized for max(min_capacity, 1.25 × keys found in the store).
+    min_capacity: int = 100_000
+    # Key-range splits scanned in parallel when the filters are rebuilt.
+    scan_splits: int = 4
+
+
+@dataclass(frozen=True)
+class LimitsConfig:
+    # Postings kept per index key, and candidates taken per key: the earliest ones, by
+    # (fetched_at, id), of earlier days and of the same day alike. A head, tail or
+    # title shared by thousands of documents is boilerplate; keeping its earliest
+    # postings keeps the canonical reachable while bounding every lookup, every
+    # candidate set and the same-day join.
+    max_postings_per_key: int = 32
+    max_record_bytes: int = 1_000_000
+    store_batch_size: int = 500
+
+
+@dataclass(frozen=True)
+class SparkConfig:
+    master: str = "local[*]"
+    shuffle_partitions: int = 8
+    driver_memory: str = "2g"
+
+
+@dataclass(frozen=True)
+class Config:
+    store_url: str = ""  # "" → sqlite under --home
+    fingerprint: FingerprintConfig = field(default_factory=FingerprintConfig)
+    cascade: CascadeConfig = field(default_factory=CascadeConfig)
+    bloom: BloomConfig = field(default_factory=BloomConfig)
+    limits: LimitsConfig = field(default_factory=LimitsConfig)
+    spark: SparkConfig = field(default_factory=SparkConfig)
+
+    def validate(self) -> Config:
+        fp = self.fingerprint
+        _check(fp.head_chars > 0, "fingerprint.head_chars must be > 0")
+        _check(fp.tail_chars > 0, "fingerprint.tail_chars must be > 0")
+        _check(fp.tokenizer in ("char", "jieba"), "fingerprint.tokenizer must be 'char' or 'jieba'")
+        _check(0.0 < self.cascade.threshold <= 1.0, "cascade.threshold must be in (0, 1]")
+        unknown = [r for r in self.cascade.rules if r not in RULES]
+        _check(not unknown, f"cascade.rules: unknown rule(s) {unknown}; known: {list(RULES)}")
+        _check(0.0 < self.bloom.error_rate < 1.0, "bloom.error_rate must be in (0, 1)")
+        _check(self.bloom.min_capacity >= 1, "bloom.min_capacity must be >= 1")
+        _check(1 <= self.bloom.scan_splits <= 256, "bloom.scan_splits must be in 1..256")
+        lim = self.limits
+        _check(lim.max_postings_per_key >= 1, "limits.max_postings_per_key must be >= 1")
+        _check(lim.max_record_bytes >= 1, "limits.max_record_bytes must be >= 1")
+        _check(lim.store_batch_size >= 1, "limits.store_batch_size must be >= 1")
+        _check(self.spark.shuffle_partitions >= 1, "spark.shuffle_partitions must be >= 1")
+        return self
+
+    def replace(self, **changes: Any) -> Config:
+        """A copy with top-level fields or dotted section fields replaced.
+
+        ``cfg.replace(**{"cascade.threshold": 0.8})`` is how reruns override one knob.
+        """
+        cfg = self
+        for key, value in changes.items():
+            section, _, name = key.partition(".")
+            if name:
+                sub = getattr(cfg, section)
+                cfg = dataclasses.replace(
+                    cfg, **{section: dataclasses.replace(sub, **{name: value})}
+                )
+            else:
+                cfg = dataclasses.replace(cfg, **{section: value})
+        return cfg.validate()
+
+
+def _check(ok: bool, message: str) -> None:
+    if not ok:
+        raise ConfigError(message)
+
+
+_SECTIONS: dict[str, type[Any]] = {
+    "fingerprint": FingerprintConfig,
+    "cascade": CascadeConfig,
+    "bloom": BloomConfig,
+    "limits": LimitsConfig,
+    "spark": SparkConfig,
+}
+
+
+def _build_section(name: str, cls: type[Any], raw: Any) -> Any:
+    if not isinstance(raw, dict):
+        raise ConfigError(f"[{name}] must be a table")
+    fields = {f.name: f for f in dataclasses.fields(cls)}
+    values: dict[str, Any] = {}
+    for key, value in raw.items():
+        if key not in fields:
+            raise ConfigError(f"[{name}] unknown key {key!r}; known: {sorted(fields)}")
+        default = getattr(cls(), key)
+        if isinstance(default, tuple):
+            if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+                raise ConfigError(f"{name}.{key} must be a list of strings")
+            value = tuple(value)
+        elif isinstance(default, bool) or not isinstance(value, type(default)):
+            # ints are accepted where floats are expected; nothing else is coerced.
+            if not (isinstance(default, float) and isinstance(value, int)):
+                raise ConfigError(
+                    f"{name}.{key} must be {type(default).__name__}, got {type(value).__name__}"
+                )
+            value = float(value)
+        values[key] = value
+    return cls(**values)
+
+
+def config_from_dict(raw: dict[str, Any]) -> Config:
+    """Build and validate a :class:`Config` from parsed TOML."""
+    kwargs: dict[str, Any] = {}
+    for key, value in raw.items():
+        if key == "store_url":
+            if not isinstance(value, str):
+                raise ConfigError("store_url must be a string")
+            kwargs[key] = value
+        elif key in _SECTIONS:
+            kwargs[key] = _build_section(key, _SECTIONS[key], value)
+        else:
+            raise ConfigError(f"unknown config key {key!r}; known: store_url, {sorted(_SECTIONS)}")
+    return Config(**kwargs).validate()
+
+
+def load_config(path: str | Path | None) -> Config:
+    """Load the TOML config file, or the defaults when ``path`` is None."""
+    if path is None:
+        return Config().validate()
+    p = Path(path)
+    try:
+        raw = tomllib.loads(p.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ConfigError(f"config file not found: {p}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"config file {p}: {exc}") from None
+    try:
+        return config_from_dict(raw)
+    except ConfigError as exc:
+        raise ConfigError(f"config file {p}: {exc}") from None

@@ -1,0 +1,26 @@
+"""Cosine similarity over term-frequency vectors, exactly seed 000's formula.
+
+cos(A, B) = Σ AᵢBᵢ / (√Σ Aᵢ² · √Σ Bᵢ²). Seed 000's Java throws on empty input;
+here an empty vector has similarity 0.0 with anything (two empty documents are
+not evidence of a copy), so a caller never crashes.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+
+
+def cosine(a: Mapping[str, int], b: Mapping[str, int]) -> float:
+    """Cosine of two TF vectors; 0.0 when either is empty."""
+    if not a or not b:
+        return 0.0
+    if len(a) > len(b):
+        a, b = b, a
+    dot = sum(v * b.get(k, 0) for k, v in a.items())
+    if dot == 0:
+        return 0.0
+    na = math.sqrt(sum(v * v for v in a.values()))
+    nb = math.sqrt(sum(v * v for v in b.values()))
+    # Rounding can push identical vectors a hair above 1.0.
+    return min(1.0, dot / (na * nb))

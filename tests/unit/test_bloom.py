@@ -1,0 +1,38 @@
+import math
+
+from crawldedup.core.bloom import (
+    BloomSizing,
+    build_filter,
+    from_bytes,
+    measured_false_positive_rate,
+    merge_filters,
+    to_bytes,
+)
+
+
+def test_sizing_from_capacity_and_error_rate() -> None:
+    s = BloomSizing(1_000_000, 0.001)
+    assert s.num_bits == math.ceil(1_000_000 * math.log(1000) / math.log(2) ** 2)
+    assert s.num_hashes == 10
+
+
+def test_serialize_round_trip_and_no_false_negatives() -> None:
+    keys = [f"k{i}" for i in range(5000)]
+    bf = from_bytes(to_bytes(build_filter(keys, 10_000, 0.001)))
+    assert all(k in bf for k in keys)
+
+
+def test_merge_is_a_union() -> None:
+    a = build_filter([f"a{i}" for i in range(1000)], 5000, 0.01)
+    b = build_filter([f"b{i}" for i in range(1000)], 5000, 0.01)
+    m = merge_filters([a, b])
+    assert m is not None
+    assert all(f"a{i}" in m and f"b{i}" in m for i in range(1000))
+    assert merge_filters([]) is None
+
+
+def test_measured_false_positive_rate_is_near_the_target() -> None:
+    bf = build_filter((f"in{i}" for i in range(20_000)), 20_000, 0.01)
+    rate = measured_false_positive_rate(bf, (f"out{i}" for i in range(50_000)))
+    # At capacity the rate is about the target; 3× covers sampling noise.
+    assert 0.0 < rate < 0.03

