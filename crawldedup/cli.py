@@ -1,0 +1,289 @@
+"""The ``crawldedup`` command line (contract in PRODUCT.md).
+
+Exit codes: 0 success, 1 failure while running, 2 bad usage or configuration
+(always one readable line on stderr).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+import tomllib
+import traceback
+from collections.abc import Sequence
+from datetime import date, datetime
+from pathlib import Path
+from typing import Any, NoReturn
+
+from crawldedup.config import Config, ConfigError, load_config
+
+
+class UsageError(Exception):
+    """Bad flags, dates, folders or config: exit 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        # argparse prints the whole usage block; one line is what a scheduler log needs.
+        raise UsageError(f"{self.prog}: {message}")
+
+
+def _day(value: str) -> str:
+    try:
+        return date.fromisoformat(value).isoformat()
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a date (YYYY-MM-DD): {value!r}") from None
+
+
+def _override(value: str) -> tuple[str, Any]:
+    key, sep, raw = value.partition("=")
+    if not sep or not key:
+        raise argparse.ArgumentTypeError(f"--set wants KEY=VALUE, got {value!r}")
+    try:
+        parsed = tomllib.loads(f"v = {raw}")["v"]
+    except tomllib.TOMLDecodeError:
+        parsed = raw  # bare words are strings
+    if isinstance(parsed, list):
+        parsed = tuple(parsed)
+    return key.strip(), parsed
+
+
+def default_home() -> Path:
+    return Path(os.environ.get("CRAWLDEDUP_HOME") or ".crawldedup")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="crawldedup", description="Daily de-duplication of web crawls.")
+    sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    def common(sp: argparse.ArgumentParser) -> None:
+        sp.add_argument(
+            "--home",
+            type=Path,
+            default=None,
+            help="folder of the embedded store and work files "
+            "(default $CRAWLDEDUP_HOME, else ./.crawldedup)",
+        )
+        sp.add_argument("--config", type=Path, default=None, help="TOML config file")
+        sp.add_argument(
+            "--store", default=None, help="store URL: sqlite:///path or hbase://host:port[/prefix]"
+        )
+        sp.add_argument(
+            "--set",
+            dest="overrides",
+            action="append",
+            type=_override,
+            default=[],
+            metavar="KEY=VALUE",
+            help="override one config value, e.g. cascade.threshold=0.8",
+        )
+
+    r = sub.add_parser("run", help="de-duplicate day D against every earlier day")
+    r.add_argument("--date", required=True, type=_day)
+    r.add_argument("--input", required=True, type=Path, help="the day's crawl folder")
+    r.add_argument(
+        "--dry-run", action="store_true", help="compute verdicts, write nothing to the store"
+    )
+    common(r)
+
+    s = sub.add_parser("stage", help="run one stage of a day (the jobs/ entry points use this)")
+    s.add_argument(
+        "name", choices=["fingerprint", "bloom", "candidates", "similarity", "publish", "report"]
+    )
+    s.add_argument("--date", required=True, type=_day)
+    s.add_argument("--input", type=Path, default=None)
+    s.add_argument("--dry-run", action="store_true")
+    common(s)
+
+    v = sub.add_parser("verdicts", help="print day D's verdicts as JSON Lines")
+    v.add_argument("--date", required=True, type=_day)
+    common(v)
+
+    rep = sub.add_parser("report", help="print day D's report (JSON)")
+    rep.add_argument("--date", required=True, type=_day)
+    common(rep)
+
+    sm = sub.add_parser("sample", help="write a sample crawl that knows its truth")
+    sm.add_argument("--out", required=True, type=Path)
+    sm.add_argument("--days", type=int, default=3)
+    sm.add_argument("--seed", type=int, default=7)
+    sm.add_argument("--start", type=_day, default="2026-11-01")
+
+    d = sub.add_parser("demo", help="generate the sample, run every day, print a summary")
+    d.add_argument("--days", type=int, default=3)
+    d.add_argument("--seed", type=int, default=7)
+    common(d)
+    return p
+
+
+def _config(args: argparse.Namespace) -> Config:
+    cfg = load_config(args.config)
+    if args.store:
+        cfg = cfg.replace(store_url=args.store)
+    for key, value in args.overrides:
+        try:
+            cfg = cfg.replace(**{key: value})
+        except (TypeError, AttributeError) as exc:
+            raise ConfigError(f"--set {key}: {exc}") from None
+    return cfg
+
+
+def _progress(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
+
+
+def _context(args: argparse.Namespace, cfg: Config, day: str, input_dir: Path | None) -> Any:
+    from crawldedup.pipeline.context import DayContext
+
+    home = (args.home or default_home()).resolve()
+    return DayContext(
+        day=day, home=home, cfg=cfg, input_dir=input_dir, dry_run=getattr(args, "dry_run", False)
+    )
+
+
+def _check_input(path: Path) -> Path:
+    if not path.is_dir():
+        raise UsageError(f"crawldedup: input folder not found: {path}")
+    return path.resolve()
+
+
+def cmd_run(args: argparse.Namespace, cfg: Config) -> int:
+    from crawldedup.pipeline.spark import build_session
+    from crawldedup.pipeline.stages import run_day
+
+    ctx = _context(args, cfg, args.date, _check_input(args.input))
+    _progress(f"[{ctx.day}] starting Spark ({cfg.spark.master}), store {ctx.store}")
+    spark = build_session(cfg, "crawldedup-run")
+    try:
+        report = run_day(spark, ctx, _progress)
+    finally:
+        spark.stop()
+    _print_report_summary(report)
+    return 0
+
+
+def cmd_stage(args: argparse.Namespace, cfg: Config) -> int:
+    from crawldedup.pipeline.spark import build_session
+    from crawldedup.pipeline.stages import run_day
+
+    if args.name == "fingerprint":
+        if args.input is None:
+            raise UsageError("crawldedup: the fingerprint stage needs --input")
+        args.input = _check_input(args.input)
+    ctx = _context(args, cfg, args.date, args.input)
+    spark = build_session(cfg, f"crawldedup-{args.name}")
+    try:
+        run_day(spark, ctx, _progress, stages=(args.name,))
+    finally:
+        spark.stop()
+    return 0
+
+
+def cmd_verdicts(args: argparse.Namespace, cfg: Config) -> int:
+    from crawldedup.store import open_store
+    from crawldedup.store.schema import VerdictRecord
+
+    ctx = _context(args, cfg, args.date, None)
+    out = sys.stdout
+    with open_store(ctx.store) as store:
+        for key, row in store.scan_prefix("verdicts", f"{ctx.day}|"):
+            rec = VerdictRecord.from_row(key, row)
+            out.write(json.dumps(rec.as_json(), ensure_ascii=False) + "\n")
+    return 0
+
+
+def cmd_report(args: argparse.Namespace, cfg: Config) -> int:
+    from crawldedup.store import open_store
+
+    ctx = _context(args, cfg, args.date, None)
+    with open_store(ctx.store) as store:
+        row = store.get("days", [ctx.day]).get(ctx.day)
+    if not row:
+        print(f"crawldedup: no report for {ctx.day} in {ctx.store}", file=sys.stderr)
+        return 1
+    print(row["r:report"].decode())
+    return 0
+
+
+def cmd_sample(args: argparse.Namespace) -> int:
+    from crawldedup.sample import generate_sample
+
+    summary = generate_sample(
+        args.out, days=args.days, seed=args.seed, start=date.fromisoformat(args.start)
+    )
+    print(json.dumps(_jsonable(summary), indent=2, ensure_ascii=False))
+    return 0
+
+
+def _jsonable(obj: Any) -> Any:
+    import dataclasses
+
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        return {k: _jsonable(v) for k, v in dataclasses.asdict(obj).items()}
+    if isinstance(obj, dict):
+        return {str(k): _jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_jsonable(v) for v in obj]
+    if isinstance(obj, (date, datetime, Path)):
+        return str(obj)
+    return obj
+
+
+def _print_report_summary(report: dict[str, Any]) -> None:
+    dups = ", ".join(f"{k} {v}" for k, v in sorted(report["duplicates"].items())) or "none"
+    q = report["quarantined_total"]
+    print(
+        f"{report['day']}: {report['documents']} docs, {report['unique']} unique, "
+        f"{report['duplicates_total']} duplicates ({dups}), {q} quarantined"
+    )
+
+
+def cmd_demo(args: argparse.Namespace, cfg: Config) -> int:
+    from crawldedup.demo import run_demo
+
+    home = (args.home or default_home()).resolve()
+    return run_demo(home, cfg, days=args.days, seed=args.seed, progress=_progress)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    t0 = time.perf_counter()
+    try:
+        args = build_parser().parse_args(argv)
+        if args.command == "sample":
+            return cmd_sample(args)
+        cfg = _config(args)
+        handler = {
+            "run": cmd_run,
+            "stage": cmd_stage,
+            "verdicts": cmd_verdicts,
+            "report": cmd_report,
+            "demo": cmd_demo,
+        }[args.command]
+        code = handler(args, cfg)
+        if args.command in ("run", "demo"):
+            _progress(f"done in {time.perf_counter() - t0:.1f}s")
+        return code
+    except (UsageError, ConfigError) as exc:
+        msg = str(exc)
+        print(msg if msg.startswith("crawldedup") else f"crawldedup: {msg}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("crawldedup: interrupted", file=sys.stderr)
+        return 1
+    except Exception as exc:
+        if os.environ.get("CRAWLDEDUP_DEBUG"):
+            traceback.print_exc()
+        print(f"crawldedup: failed: {_one_line(exc)}", file=sys.stderr)
+        return 1
+
+
+def _one_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return text[0][:500] if text else type(exc).__name__
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""Reading a crawl day: files → raw records → validated documents or quarantine entries."""

@@ -1,0 +1,151 @@
+"""Validation, HTML extraction and fingerprinting of one raw record.
+
+``prepare`` turns a :class:`RawRecord` into either a document row (dict ready for a
+Spark Row) or a quarantine entry with a reason. It never raises on bad data.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from crawldedup.config import Config
+from crawldedup.core.fingerprint import fingerprint, md5_hex
+from crawldedup.ingest.readers import RawRecord
+
+QUARANTINE_REASONS = (
+    "bad_json",
+    "bad_encoding",
+    "bad_file",
+    "bad_warc",
+    "too_large",
+    "wrong_type",
+    "no_id",
+    "no_text",
+    "bad_fetched_at",
+    "extraction_failed",
+    "duplicate_id",
+)
+
+
+@dataclass
+class Quarantined:
+    source: str
+    position: int
+    reason: str
+    detail: str
+    raw: str
+
+
+def id_from_url(url: str) -> str:
+    """The id of a record that has none: stable across runs and machines."""
+    return "u" + hashlib.md5(url.encode("utf-8"), usedforsecurity=False).hexdigest()[:16]
+
+
+def canonical_time(value: str) -> str:
+    """ISO-8601 → UTC 'YYYY-MM-DDTHH:MM:SS.ffffffZ' so strings sort in time order."""
+    text = value.strip().replace("Z", "+00:00")
+    dt = datetime.fromisoformat(text)
+    if dt.tzinfo is None:
+        dt = dt.replace(tzinfo=UTC)  # naive times are taken as UTC, and documented so
+    return dt.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def extract_html(html: str, url: str | None) -> tuple[str, str]:
+    """Title and main text of a page, boilerplate (nav, sidebars, footers) dropped."""
+    import trafilatura
+
+    doc = trafilatura.bare_extraction(
+        html, url=url or None, with_metadata=True, include_comments=False, include_tables=True
+    )
+    if doc is None:
+        return "", ""
+    data = doc.as_dict() if hasattr(doc, "as_dict") else dict(doc)
+    title = str(data.get("title") or "").strip()
+    text = str(data.get("text") or "")
+    # The page's <h1> usually repeats the title as the first line of the main text; a
+    # plain-text copy of the same article has no such line, so its head key would differ.
+    first, _, rest = text.partition("\n")
+    if title and first.strip() == title:
+        text = rest
+    return title, text
+
+
+def _str_field(data: dict[str, Any], name: str) -> str | None:
+    value = data.get(name)
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise TypeError(f"field {name!r} must be a string, got {type(value).__name__}")
+    return value
+
+
+def prepare(rec: RawRecord, cfg: Config, day: str) -> dict[str, Any] | Quarantined:
+    """A document row for the Spark DataFrame, or the reason it is quarantined."""
+    if rec.error is not None or rec.data is None:
+        return Quarantined(rec.source, rec.position, rec.error or "bad_json", rec.detail, rec.raw)
+    data = rec.data
+    if len(rec.raw.encode("utf-8")) > cfg.limits.max_record_bytes:
+        return Quarantined(
+            rec.source,
+            rec.position,
+            "too_large",
+            f"record over {cfg.limits.max_record_bytes} bytes",
+            rec.raw,
+        )
+    try:
+        rid = _str_field(data, "id")
+        url = _str_field(data, "url") or ""
+        title = _str_field(data, "title") or ""
+        content = _str_field(data, "content")
+        html = _str_field(data, "html")
+        fetched = _str_field(data, "fetched_at")
+    except TypeError as exc:
+        return Quarantined(rec.source, rec.position, "wrong_type", str(exc), rec.raw)
+    if not rid:
+        if not url:
+            return Quarantined(rec.source, rec.position, "no_id", "no id and no url", rec.raw)
+        rid = id_from_url(url)
+    raw_md5 = md5_hex(html if html is not None else f"{title}\n{content or ''}")
+    if not (content and content.strip()) and html:
+        try:
+            html_title, content = extract_html(html, url)
+        except Exception as exc:  # lxml can choke on pathological markup
+            return Quarantined(
+                rec.source,
+                rec.position,
+                "extraction_failed",
+                f"{type(exc).__name__}: {exc}",
+                rec.raw,
+            )
+        title = title or html_title
+    if not (content and content.strip()):
+        return Quarantined(
+            rec.source, rec.position, "no_text", "no content or extractable html", rec.raw
+        )
+    try:
+        fetched_at = canonical_time(fetched) if fetched else f"{day}T00:00:00.000000Z"
+    except ValueError as exc:
+        return Quarantined(rec.source, rec.position, "bad_fetched_at", str(exc), rec.raw)
+    fp = fingerprint(title, content, cfg.fingerprint)
+    return {
+        "id": rid,
+        "url": url,
+        "title": title,
+        "fetched_at": fetched_at,
+        "day": day,
+        "source": rec.source,
+        "position": rec.position,
+        "title_key": fp.title_key,
+        "content_key": fp.content_key,
+        "head_key": fp.head_key,
+        "tail_key": fp.tail_key,
+        "simhash": f"{fp.simhash:016x}",
+        "tf": json.dumps(fp.tf, ensure_ascii=False, separators=(",", ":")),
+        "raw_md5": raw_md5,
+        "length": fp.normalized_length,
+        "has_fetched_at": fetched is not None,
+    }

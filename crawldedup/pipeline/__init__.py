@@ -1,0 +1,1 @@
+"""Pipeline stages as Spark transforms (DataFrame → DataFrame) and their runners."""

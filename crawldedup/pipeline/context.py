@@ -1,0 +1,59 @@
+"""What every stage needs to know about the day it processes."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from crawldedup.config import Config
+from crawldedup.store import resolve_store_url
+
+STAGES: tuple[str, ...] = ("fingerprint", "bloom", "candidates", "similarity", "publish", "report")
+
+
+@dataclass(frozen=True)
+class DayContext:
+    day: str  # YYYY-MM-DD
+    home: Path
+    cfg: Config
+    input_dir: Path | None = None
+    dry_run: bool = False
+    store_url: str = field(default="")
+
+    @property
+    def store(self) -> str:
+        return resolve_store_url(self.cfg.store_url or self.store_url, self.home)
+
+    @property
+    def work(self) -> Path:
+        return self.home / "work" / f"dt={self.day}"
+
+    def path(self, name: str) -> str:
+        return str(self.work / name)
+
+    @property
+    def quarantine_dir(self) -> Path:
+        return self.home / "quarantine" / f"dt={self.day}"
+
+    def write_stats(self, stage: str, stats: dict[str, Any]) -> None:
+        out = self.work / "stats"
+        out.mkdir(parents=True, exist_ok=True)
+        (out / f"{stage}.json").write_text(json.dumps(stats, indent=2, sort_keys=True))
+
+    def read_stats(self, stage: str) -> dict[str, Any]:
+        p = self.work / "stats" / f"{stage}.json"
+        return json.loads(p.read_text()) if p.exists() else {}
+
+
+@contextmanager
+def timed(stats: dict[str, Any], key: str = "seconds") -> Iterator[None]:
+    t0 = time.perf_counter()
+    try:
+        yield
+    finally:
+        stats[key] = round(time.perf_counter() - t0, 3)

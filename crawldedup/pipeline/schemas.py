@@ -1,0 +1,80 @@
+"""Spark schemas of the intermediate datasets under ``work/dt=DAY/``."""
+
+from __future__ import annotations
+
+from pyspark.sql.types import (
+    BooleanType,
+    DoubleType,
+    IntegerType,
+    LongType,
+    StringType,
+    StructField,
+    StructType,
+)
+
+
+def _s(*fields: tuple[str, object, bool]) -> StructType:
+    return StructType([StructField(n, t, nullable) for n, t, nullable in fields])  # type: ignore[arg-type]
+
+
+DOCS = _s(
+    ("id", StringType(), False),
+    ("url", StringType(), False),
+    ("title", StringType(), False),
+    ("fetched_at", StringType(), False),
+    ("day", StringType(), False),
+    ("source", StringType(), False),
+    ("position", LongType(), False),
+    ("title_key", StringType(), True),
+    ("content_key", StringType(), True),
+    ("head_key", StringType(), True),
+    ("tail_key", StringType(), True),
+    ("simhash", StringType(), False),
+    ("tf", StringType(), False),
+    ("raw_md5", StringType(), False),
+    ("length", IntegerType(), False),
+    ("has_fetched_at", BooleanType(), False),
+    ("raw", StringType(), True),
+)
+
+QUARANTINE = _s(
+    ("source", StringType(), False),
+    ("position", LongType(), False),
+    ("reason", StringType(), False),
+    ("detail", StringType(), False),
+    ("raw", StringType(), True),
+)
+
+LOOKUPS = _s(
+    ("id", StringType(), False),
+    ("fetched_at", StringType(), False),
+    ("rule", StringType(), False),
+    ("key", StringType(), False),
+    ("n_other", IntegerType(), False),  # postings of other days already in the row
+    ("cand_id", StringType(), True),  # null: a key-info row without a candidate
+    ("cand_fetched_at", StringType(), True),
+    ("cand_day", StringType(), True),
+)
+
+CANDIDATES = _s(
+    ("id", StringType(), False),
+    ("fetched_at", StringType(), False),
+    ("rule", StringType(), False),
+    ("cand_id", StringType(), False),
+    ("cand_fetched_at", StringType(), False),
+    ("cand_day", StringType(), False),
+)
+
+PAIR_SCORES = _s(
+    ("id", StringType(), False),
+    ("cand_id", StringType(), False),
+    ("similarity", DoubleType(), False),
+)
+
+DECISIONS = _s(
+    ("id", StringType(), False),
+    ("verdict", StringType(), False),
+    ("rule", StringType(), True),
+    ("duplicate_of", StringType(), True),
+    ("similarity", DoubleType(), True),
+)

@@ -1,0 +1,134 @@
+"""Stage 4: cosine of every candidate pair on the executors, then the cascade decision.
+
+Rule B (same content md5) needs no cosine. A document with a B candidate stops
+there, as in seed 000, so its C/D/A candidates are never scored. Each distinct
+(document, candidate) pair is scored once even when several rules found it.
+Term vectors of earlier days come from the store in batched multi-gets.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from pyspark.sql import DataFrame, Row, SparkSession
+from pyspark.sql import functions as F
+
+from crawldedup.config import Config
+from crawldedup.core.cascade import Candidate, decide
+from crawldedup.core.similarity import cosine
+from crawldedup.pipeline import schemas
+from crawldedup.pipeline.context import DayContext, timed
+from crawldedup.store import open_store
+
+
+def _score_same_day(rows: Iterable[Row]) -> Iterator[tuple[str, str, float]]:
+    for r in rows:
+        yield r["id"], r["cand_id"], cosine(json.loads(r["tf"]), json.loads(r["cand_tf"]))
+
+
+def _score_earlier(
+    rows: Iterable[Row], store_url: str, batch_size: int, counters: dict[str, Any]
+) -> Iterator[tuple[str, str, float]]:
+    store = None
+    batch: list[Row] = []
+
+    def flush() -> Iterator[tuple[str, str, float]]:
+        nonlocal store
+        if store is None:
+            store = open_store(store_url)
+        found = store.get("docs", [r["cand_id"] for r in batch], columns=["v:tf"])
+        for r in batch:
+            cell = found.get(r["cand_id"], {}).get("v:tf")
+            # A candidate whose document row vanished cannot be verified: similarity 0.
+            sim = cosine(json.loads(r["tf"]), json.loads(cell)) if cell else 0.0
+            yield r["id"], r["cand_id"], sim
+
+    try:
+        for r in rows:
+            batch.append(r)
+            if len(batch) >= batch_size:
+                yield from flush()
+                batch = []
+        if batch:
+            yield from flush()
+    finally:
+        if store is not None:
+            counters["round_trips"].add(store.stats.round_trips)
+            counters["rows_read"].add(store.stats.rows_read)
+            store.close()
+
+
+def pairs_to_score(cands: DataFrame) -> DataFrame:
+    """Distinct (id, cand_id, cand_day) pairs needing a cosine (no B candidate for id)."""
+    exact_ids = cands.filter(F.col("rule") == "content_md5").select("id").distinct()
+    return (
+        cands.filter(F.col("rule") != "content_md5")
+        .join(exact_ids, "id", "left_anti")
+        .select("id", "cand_id", "cand_day")
+        .distinct()
+    )
+
+
+def decide_all(
+    rows: Iterable[Row], cfg: Config
+) -> tuple[str, str, str | None, str | None, float | None]:
+    rows = list(rows)
+    doc_id = rows[0]["id"]
+    d = decide(
+        (
+            Candidate(r["cand_id"], r["cand_fetched_at"], r["rule"], r["similarity"] or 0.0)
+            for r in rows
+        ),
+        cfg.cascade.threshold,
+        cfg.cascade.rules,
+    )
+    return doc_id, d.verdict, d.rule, d.duplicate_of, d.similarity
+
+
+def run(spark: SparkSession, ctx: DayContext) -> dict[str, Any]:
+    """Writes work/scores (cosine per pair) and work/decisions (verdict per document)."""
+    cfg = ctx.cfg
+    stats: dict[str, Any] = {}
+    sc = spark.sparkContext
+    with timed(stats):
+        docs = spark.read.parquet(ctx.path("docs")).select("id", "tf")
+        cands = spark.read.parquet(ctx.path("candidates"))
+        pairs = pairs_to_score(cands).join(docs, "id")
+        same = pairs.filter(F.col("cand_day") == ctx.day).join(
+            docs.select(F.col("id").alias("cand_id"), F.col("tf").alias("cand_tf")), "cand_id"
+        )
+        counters = {n: sc.accumulator(0) for n in ("round_trips", "rows_read")}
+        store_url, batch = ctx.store, cfg.limits.store_batch_size
+        earlier = pairs.filter(F.col("cand_day") != ctx.day)
+        scored_rdd = same.rdd.mapPartitions(_score_same_day).union(
+            earlier.rdd.mapPartitions(lambda it: _score_earlier(it, store_url, batch, counters))
+        )
+        spark.createDataFrame(scored_rdd, schemas.PAIR_SCORES).write.mode("overwrite").parquet(
+            ctx.path("scores")
+        )
+        scores = spark.read.parquet(ctx.path("scores"))
+        scored = cands.join(scores, ["id", "cand_id"], "left").withColumn(
+            "similarity",
+            F.when(F.col("rule") == "content_md5", F.lit(1.0)).otherwise(F.col("similarity")),
+        )
+        decided = scored.rdd.groupBy(lambda r: r["id"]).map(lambda kv: decide_all(kv[1], cfg))
+        decisions = spark.createDataFrame(decided, schemas.DECISIONS)
+        all_docs = spark.read.parquet(ctx.path("docs")).select("id")
+        full = all_docs.join(decisions, "id", "left").select(
+            "id",
+            F.coalesce(F.col("verdict"), F.lit("unique")).alias("verdict"),
+            "rule",
+            "duplicate_of",
+            "similarity",
+        )
+        full.write.mode("overwrite").parquet(ctx.path("decisions"))
+        written = spark.read.parquet(ctx.path("decisions"))
+        stats["pairs_scored"] = scores.count()
+        stats["verdicts"] = {
+            (r["rule"] or "unique"): r["count"] for r in written.groupBy("rule").count().collect()
+        }
+        stats["store"] = {n: a.value for n, a in counters.items()}
+    ctx.write_stats("similarity", stats)
+    return stats

@@ -1,0 +1,46 @@
+"""The SparkSession: built by a job's main() or the CLI, never at import time."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+from pyspark.sql import SparkSession
+
+from crawldedup.config import Config
+
+_LOG4J = Path(__file__).with_name("log4j2.properties")
+
+
+def build_session(
+    cfg: Config, app_name: str = "crawldedup", master: str | None = None
+) -> SparkSession:
+    """A session with quiet logs; ``master`` None keeps what spark-submit chose."""
+    # Executors must run the same interpreter as the driver (the project's venv).
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
+    java_opts = f"-Dlog4j2.configurationFile={_LOG4J}"
+    builder = (
+        SparkSession.builder.appName(app_name)
+        .config("spark.sql.shuffle.partitions", str(cfg.spark.shuffle_partitions))
+        .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
+        .config("spark.sql.adaptive.enabled", "true")
+        .config("spark.driver.extraJavaOptions", java_opts)
+        .config("spark.executor.extraJavaOptions", java_opts)
+        .config("spark.sql.session.timeZone", "UTC")
+        .config("spark.python.worker.reuse", "true")
+    )
+    # Under spark-submit the JVM already exists and owns the master setting.
+    if master is None and "PYSPARK_GATEWAY_PORT" not in os.environ:
+        master = cfg.spark.master
+    if master:
+        # Driver JVM options only take effect before the JVM starts, so they go here.
+        os.environ.setdefault(
+            "PYSPARK_SUBMIT_ARGS", f'--driver-java-options "{java_opts}" pyspark-shell'
+        )
+        builder = builder.master(master).config("spark.driver.memory", cfg.spark.driver_memory)
+    spark = builder.getOrCreate()
+    spark.sparkContext.setLogLevel("ERROR")
+    return spark

@@ -1,0 +1,112 @@
+"""The stages in order, and running a whole day in one SparkSession."""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Callable
+from typing import Any
+
+from pyspark.sql import SparkSession
+
+from crawldedup.pipeline import (
+    bloom_stage,
+    candidates_stage,
+    fingerprint_stage,
+    publish_stage,
+    report_stage,
+    similarity_stage,
+)
+from crawldedup.pipeline.context import STAGES, DayContext
+from crawldedup.store import open_store
+
+StageFn = Callable[[SparkSession, DayContext], dict[str, Any]]
+
+RUNNERS: dict[str, StageFn] = {
+    "fingerprint": fingerprint_stage.run,
+    "bloom": bloom_stage.run,
+    "candidates": candidates_stage.run,
+    "similarity": similarity_stage.run,
+    "publish": publish_stage.run,
+    "report": report_stage.run,
+}
+assert tuple(RUNNERS) == STAGES
+
+
+_PY_ERROR = re.compile(r"^([A-Za-z_][\w.]*(?:Error|Exception|Exists|Failed|Interrupt)): (.*)$")
+
+
+def root_cause(exc: BaseException) -> str:
+    """One line naming the real error, also when it comes back from a Python worker.
+
+    A failed Spark task surfaces as a PythonException whose first line says nothing;
+    the worker's own exception is the last ``Name: message`` line of its traceback.
+    """
+    text = str(exc)
+    found = [m for m in (_PY_ERROR.match(line) for line in text.splitlines()) if m]
+    found = [m for m in found if not m.group(1).startswith(("org.", "java.", "py4j."))]
+    if found:
+        name, message = found[-1].groups()
+        return f"{name.rsplit('.', 1)[-1]}: {message.strip()}"
+    first = text.strip().splitlines()[0] if text.strip() else ""
+    return f"{type(exc).__name__}: {first}"
+
+
+class StageFailed(RuntimeError):
+    def __init__(self, stage: str, cause: BaseException) -> None:
+        super().__init__(f"stage {stage} failed: {root_cause(cause)}")
+        self.stage = stage
+
+
+def summarize(stage: str, stats: dict[str, Any]) -> str:
+    """One progress line of counts for a finished stage."""
+    if stage == "fingerprint":
+        q = sum(stats.get("quarantined", {}).values())
+        return f"{stats.get('files', 0)} files, {stats.get('documents', 0)} docs, {q} quarantined"
+    if stage == "bloom":
+        f = stats.get("filters", {})
+        return ", ".join(f"{r} {v['keys']} keys" for r, v in f.items())
+    if stage == "candidates":
+        b = stats.get("bloom", {})
+        c = sum(stats.get("candidates", {}).values())
+        return f"{b.get('probes', 0)} probes, {b.get('hits', 0)} hits, {c} candidate pairs"
+    if stage == "similarity":
+        v = stats.get("verdicts", {})
+        dup = sum(n for r, n in v.items() if r != "unique")
+        pairs = stats.get("pairs_scored", 0)
+        return f"{pairs} pairs scored, {dup} duplicates, {v.get('unique', 0)} unique"
+    if stage == "publish":
+        if stats.get("dry_run"):
+            return "dry run: nothing written"
+        s = stats.get("store", {})
+        groups = stats.get("groups_with_duplicates_today", 0)
+        return f"{s.get('cells_written', 0)} cells written, {groups} groups"
+    return ""
+
+
+def run_day(
+    spark: SparkSession,
+    ctx: DayContext,
+    progress: Callable[[str], None] | None = None,
+    stages: tuple[str, ...] = STAGES,
+) -> dict[str, Any]:
+    """Run the given stages of one day in order; returns the day's report."""
+    result: dict[str, Any] = {}
+    try:
+        # Fail fast, before Spark works for minutes, when the store is unreachable;
+        # this also creates the tables once, instead of racing executors doing it.
+        with open_store(ctx.store) as store:
+            store.get("days", [ctx.day])
+    except Exception as exc:
+        raise StageFailed("open-store", exc) from exc
+    for i, stage in enumerate(stages, start=1):
+        t0 = time.perf_counter()
+        try:
+            result = RUNNERS[stage](spark, ctx)
+        except Exception as exc:
+            raise StageFailed(stage, exc) from exc
+        if progress is not None:
+            line = summarize(stage, result)
+            took = time.perf_counter() - t0
+            progress(f"[{ctx.day}] {i}/{len(stages)} {stage:<11} {took:6.1f}s  {line}")
+    return result

@@ -1,0 +1,113 @@
+"""The storage interface: HBase's data model, kept small.
+
+A table is a sorted map of row key → {"family:qualifier" → value}. Row keys and
+column names are str (UTF-8 on the wire, so byte order equals HBase's); values are
+bytes. Both backends implement exactly these calls, and one contract test suite
+(tests/contract) runs against each.
+"""
+
+from __future__ import annotations
+
+import abc
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+
+Row = dict[str, bytes]
+
+TABLES: dict[str, tuple[str, ...]] = {
+    # Seed 000's index tables: row = md5 hex of the normalized part, one cell per doc.
+    "title_id": ("d",),
+    "start_id": ("d",),
+    "end_id": ("d",),
+    # Rule B's index: row = md5 hex of the normalized content.
+    "content_id": ("d",),
+    # Per-document metadata (m) and term vector (v): row = doc id.
+    "docs": ("m", "v"),
+    # Verdicts: row = "YYYY-MM-DD|doc id", so one day is one contiguous range.
+    "verdicts": ("v",),
+    # Groups: row = canonical doc id, one cell per member.
+    "groups": ("d",),
+    # Per-day run records (report): row = "YYYY-MM-DD".
+    "days": ("r",),
+}
+
+INDEX_TABLES: dict[str, str] = {
+    "content_md5": "content_id",
+    "head": "start_id",
+    "tail": "end_id",
+    "title": "title_id",
+}
+"""Which index table serves which cascade rule."""
+
+
+class StoreError(RuntimeError):
+    """The store failed after its retries; the task must fail loudly."""
+
+
+@dataclass
+class StoreStats:
+    round_trips: int = 0
+    rows_read: int = 0
+    cells_written: int = 0
+    rows_deleted: int = 0
+    retries: int = 0
+    extra: dict[str, int] = field(default_factory=dict)
+
+    def as_dict(self) -> dict[str, int]:
+        return {
+            "round_trips": self.round_trips,
+            "rows_read": self.rows_read,
+            "cells_written": self.cells_written,
+            "rows_deleted": self.rows_deleted,
+            "retries": self.retries,
+        }
+
+
+def prefix_stop(prefix: str) -> str:
+    """The smallest key greater than every key starting with ``prefix``."""
+    return prefix + "\U0010ffff"
+
+
+class Store(abc.ABC):
+    """An HBase-shaped store. Implementations batch, count round trips and retry."""
+
+    stats: StoreStats
+
+    @abc.abstractmethod
+    def put(self, table: str, rows: Mapping[str, Mapping[str, bytes]]) -> None:
+        """Write cells; idempotent (a cell written twice holds the last value)."""
+
+    @abc.abstractmethod
+    def get(
+        self, table: str, rows: Sequence[str], columns: Sequence[str] | None = None
+    ) -> dict[str, Row]:
+        """Fetch rows by key (all columns, or only ``columns``); absent rows are absent."""
+
+    @abc.abstractmethod
+    def scan(
+        self,
+        table: str,
+        start: str | None = None,
+        stop: str | None = None,
+        keys_only: bool = False,
+        batch_size: int = 1000,
+    ) -> Iterator[tuple[str, Row]]:
+        """Rows with start <= key < stop in key order (keys_only → empty rows)."""
+
+    @abc.abstractmethod
+    def delete(self, table: str, rows: Iterable[str], columns: Sequence[str] | None = None) -> None:
+        """Delete whole rows, or only the given columns of them."""
+
+    @abc.abstractmethod
+    def close(self) -> None: ...
+
+    def scan_prefix(
+        self, table: str, prefix: str, keys_only: bool = False
+    ) -> Iterator[tuple[str, Row]]:
+        return self.scan(table, start=prefix, stop=prefix_stop(prefix), keys_only=keys_only)
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -1,0 +1,102 @@
+"""Row keys and cell encodings of every table (documented in the README).
+
+All values are UTF-8 strings, readable from the HBase shell.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from crawldedup.store.base import Row
+
+
+def posting_value(day: str, fetched_at: str) -> bytes:
+    return f"{day}|{fetched_at}".encode()
+
+
+def parse_posting(value: bytes) -> tuple[str, str]:
+    day, _, fetched_at = value.decode().partition("|")
+    return day, fetched_at
+
+
+def posting_column(doc_id: str) -> str:
+    return f"d:{doc_id}"
+
+
+def posting_doc_id(column: str) -> str:
+    return column[2:]
+
+
+def verdict_row_key(day: str, doc_id: str) -> str:
+    return f"{day}|{doc_id}"
+
+
+@dataclass(frozen=True)
+class VerdictRecord:
+    id: str
+    verdict: str
+    rule: str | None
+    duplicate_of: str | None
+    similarity: float | None
+    group: str
+
+    def to_row(self) -> dict[str, bytes]:
+        row = {"v:verdict": self.verdict.encode(), "v:group": self.group.encode()}
+        if self.rule is not None:
+            row["v:rule"] = self.rule.encode()
+        if self.duplicate_of is not None:
+            row["v:duplicate_of"] = self.duplicate_of.encode()
+        if self.similarity is not None:
+            row["v:similarity"] = repr(round(self.similarity, 6)).encode()
+        return row
+
+    @classmethod
+    def from_row(cls, row_key: str, row: Row) -> VerdictRecord:
+        def s(col: str) -> str | None:
+            v = row.get(col)
+            return v.decode() if v is not None else None
+
+        sim = s("v:similarity")
+        return cls(
+            id=row_key.partition("|")[2],
+            verdict=s("v:verdict") or "",
+            rule=s("v:rule"),
+            duplicate_of=s("v:duplicate_of"),
+            similarity=float(sim) if sim is not None else None,
+            group=s("v:group") or "",
+        )
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "verdict": self.verdict,
+            "rule": self.rule,
+            "duplicate_of": self.duplicate_of,
+            "similarity": self.similarity,
+            "group": self.group,
+        }
+
+
+def doc_row(
+    *,
+    url: str,
+    title: str,
+    day: str,
+    fetched_at: str,
+    keys: dict[str, str | None],
+    simhash: str,
+    tf_json: str,
+    group: str,
+) -> dict[str, bytes]:
+    return {
+        "m:url": url.encode(),
+        "m:title": title.encode(),
+        "m:day": day.encode(),
+        "m:fetched_at": fetched_at.encode(),
+        "m:keys": json.dumps(keys, sort_keys=True).encode(),
+        "m:simhash": simhash.encode(),
+        "m:group": group.encode(),
+        "v:tf": tf_json.encode(),
+    }

@@ -1,0 +1,252 @@
+"""Each stage on tiny hand-written days, in the shared local[2] session."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from crawldedup.config import Config
+from crawldedup.pipeline import (
+    bloom_stage,
+    candidates_stage,
+    fingerprint_stage,
+    publish_stage,
+    report_stage,
+    similarity_stage,
+)
+from crawldedup.pipeline.context import DayContext
+from crawldedup.store import open_store
+
+ARTICLE = (
+    "我们知道很多文章爬取下来有可能是转载的，很多用户只是在文章开头和结尾加上原文的出处，"
+    "这样的内容会存在很多重复的文章。按理来说，文章与文章之间的相似度比较可以使用余弦定理来判断，"
+    "但是爬虫不可能将爬取到每一篇文章都在库中进行一次相似度比较。这就需要我们找到与库中有相同特点的文章，"
+    "再使用定理进行判定。一般相同的文章或者相似度极高的文章，标题相同，内容相同，开头相同，或者结尾相同。"
+)
+OTHER = (
+    "今年秋季的城市马拉松比赛吸引了来自全国各地的两万多名跑者参加，组委会在沿途设置了二十个补给站，"
+    "志愿者们从清晨五点就开始在各个路口忙碌。比赛当天天气晴朗，气温适宜，多名选手跑出了个人最好成绩，"
+    "男子组冠军的成绩比去年提高了将近两分钟，赛后不少市民自发来到终点为选手们加油喝彩。"
+)
+BOILER_HEAD = (
+    "本站公告：欢迎访问示例新闻网，本网站所有内容均由编辑整理发布，未经授权禁止转载，违者必究，谢谢合作与支持！"
+    "本站提供新闻资讯、财经评论、体育赛事、科技动态、健康生活等栏目，每日更新，欢迎读者朋友投稿、留言和批评指正。"
+    "客服热线：四零零八八八六六六六，工作时间周一至周五。"
+)
+
+
+def write_day(root: Path, day: str, records: list[dict[str, Any] | str]) -> Path:
+    d = root / f"dt={day}"
+    d.mkdir(parents=True)
+    with (d / "part-00000.jsonl").open("w", encoding="utf-8") as fh:
+        for r in records:
+            fh.write((r if isinstance(r, str) else json.dumps(r, ensure_ascii=False)) + "\n")
+    return d
+
+
+def rec(i: str, content: str, t: str, title: str = "标题", url: str = "") -> dict[str, Any]:
+    return {
+        "id": i,
+        "url": url or f"http://site.example/{i}",
+        "title": title,
+        "content": content,
+        "fetched_at": t,
+    }
+
+
+def run_all(spark: Any, ctx: DayContext) -> dict[str, Any]:
+    for mod in (fingerprint_stage, bloom_stage, candidates_stage, similarity_stage, publish_stage):
+        mod.run(spark, ctx)
+    return report_stage.run(spark, ctx)
+
+
+def verdicts(ctx: DayContext) -> dict[str, dict[str, Any]]:
+    from crawldedup.store.schema import VerdictRecord
+
+    with open_store(ctx.store) as store:
+        return {
+            VerdictRecord.from_row(k, r).id: VerdictRecord.from_row(k, r).as_json()
+            for k, r in store.scan_prefix("verdicts", f"{ctx.day}|")
+        }
+
+
+@pytest.fixture
+def cfg() -> Config:
+    return Config().replace(
+        **{"spark.shuffle_partitions": 4, "bloom.min_capacity": 1000, "bloom.scan_splits": 2}
+    )
+
+
+def test_fingerprint_quarantines_bad_records_and_keeps_the_rest(
+    spark: Any, tmp_path: Path, cfg: Config
+) -> None:
+    day = write_day(
+        tmp_path / "in",
+        "2026-11-01",
+        [
+            rec("a", ARTICLE, "2026-11-01T01:00:00Z"),
+            "{not json",
+            {"id": "b", "title": "x"},
+            {"id": "c", "content": 42},
+            rec("a", OTHER, "2026-11-01T02:00:00Z"),
+            {
+                "url": "http://site.example/no-id",
+                "content": OTHER,
+                "fetched_at": "2026-11-01T03:00:00+08:00",
+            },
+        ],
+    )
+    ctx = DayContext(day="2026-11-01", home=tmp_path / "home", cfg=cfg, input_dir=day)
+    stats = fingerprint_stage.run(spark, ctx)
+    assert stats["documents"] == 2
+    assert stats["quarantined"] == {"bad_json": 1, "no_text": 1, "wrong_type": 1, "duplicate_id": 1}
+    docs = {r["id"]: r for r in spark.read.parquet(ctx.path("docs")).collect()}
+    derived = [i for i in docs if i != "a"]
+    assert len(derived) == 1 and derived[0].startswith("u")
+    assert docs[derived[0]]["fetched_at"] == "2026-10-31T19:00:00.000000Z"  # +08:00 → UTC
+    quarantined = spark.read.json(str(ctx.quarantine_dir)).collect()
+    assert {q["reason"] for q in quarantined} >= {"bad_json", "duplicate_id"}
+    assert any(q["raw"] == "{not json" for q in quarantined)  # nothing is lost
+
+
+def test_same_day_cascade_and_groups(spark: Any, tmp_path: Path, cfg: Config) -> None:
+    day = write_day(
+        tmp_path / "in",
+        "2026-11-01",
+        [
+            rec("orig", ARTICLE, "2026-11-01T01:00:00Z", "网页判重"),
+            rec("exact", ARTICLE, "2026-11-01T02:00:00Z", "别的标题"),
+            rec(
+                "repost",
+                "转载自示例网：" + ARTICLE + "（责任编辑：王五）",
+                "2026-11-01T03:00:00Z",
+                "【转】网页判重",
+            ),
+            rec("other", OTHER, "2026-11-01T04:00:00Z", "网页判重"),
+        ],
+    )
+    ctx = DayContext(day="2026-11-01", home=tmp_path / "home", cfg=cfg, input_dir=day)
+    report = run_all(spark, ctx)
+    v = verdicts(ctx)
+    assert v["orig"]["verdict"] == "unique" and v["orig"]["group"] == "orig"
+    assert (v["exact"]["rule"], v["exact"]["duplicate_of"]) == ("content_md5", "orig")
+    assert v["repost"]["verdict"] == "duplicate" and v["repost"]["rule"] == "title"
+    assert v["repost"]["group"] == "orig" and v["repost"]["similarity"] > 0.9
+    # Same title, different text: the title key makes it a candidate, cosine rejects it.
+    assert v["other"]["verdict"] == "unique"
+    assert report["duplicates"] == {"content_md5": 1, "title": 1}
+    with open_store(ctx.store) as store:
+        members = store.get("groups", ["orig"])["orig"]
+    assert set(members) == {"d:orig", "d:exact", "d:repost"}
+
+
+def test_earlier_days_via_bloom_and_store_and_rerun_is_idempotent(
+    spark: Any, tmp_path: Path, cfg: Config
+) -> None:
+    home = tmp_path / "home"
+    d1 = write_day(
+        tmp_path / "in",
+        "2026-11-01",
+        [rec("orig", ARTICLE, "2026-11-01T01:00:00Z", "网页判重方法")],
+    )
+    run_all(spark, DayContext(day="2026-11-01", home=home, cfg=cfg, input_dir=d1))
+    d2 = write_day(
+        tmp_path / "in",
+        "2026-11-02",
+        [
+            rec("copy", ARTICLE + "版权所有，转载请注明出处。", "2026-11-02T01:00:00Z", "乙"),
+            rec("new", OTHER, "2026-11-02T02:00:00Z", "丙"),
+        ],
+    )
+    ctx2 = DayContext(day="2026-11-02", home=home, cfg=cfg, input_dir=d2)
+    report = run_all(spark, ctx2)
+    v = verdicts(ctx2)
+    assert (v["copy"]["rule"], v["copy"]["duplicate_of"], v["copy"]["group"]) == (
+        "head",
+        "orig",
+        "orig",
+    )
+    assert v["new"]["verdict"] == "unique"
+    assert report["bloom"]["hits"] >= 1
+    with open_store(ctx2.store) as store:
+        before = {t: list(store.scan(t)) for t in ("start_id", "docs", "groups", "verdicts")}
+    run_all(spark, ctx2)
+    assert verdicts(ctx2) == v
+    with open_store(ctx2.store) as store:
+        after = {t: list(store.scan(t)) for t in ("start_id", "docs", "groups", "verdicts")}
+    assert after == before
+
+
+def test_rerun_with_other_threshold_replaces_the_day_only(
+    spark: Any, tmp_path: Path, cfg: Config
+) -> None:
+    home = tmp_path / "home"
+    d1 = write_day(
+        tmp_path / "in",
+        "2026-11-01",
+        [rec("orig", ARTICLE, "2026-11-01T01:00:00Z", "网页判重方法")],
+    )
+    run_all(spark, DayContext(day="2026-11-01", home=home, cfg=cfg, input_dir=d1))
+    d2 = write_day(
+        tmp_path / "in",
+        "2026-11-02",
+        [
+            # Head, tail and content changed; the shared title makes it a candidate.
+            rec(
+                "edit",
+                "编者按：" + ARTICLE.replace("余弦定理", "夹角公式") + "补充一句话。",
+                "2026-11-02T01:00:00Z",
+                "网页判重方法",
+            ),
+        ],
+    )
+    ctx = DayContext(day="2026-11-02", home=home, cfg=cfg, input_dir=d2)
+    run_all(spark, ctx)
+    assert verdicts(ctx)["edit"]["verdict"] == "duplicate"
+    strict = DayContext(
+        day="2026-11-02", home=home, cfg=cfg.replace(**{"cascade.threshold": 0.999}), input_dir=d2
+    )
+    run_all(spark, strict)
+    assert verdicts(strict)["edit"]["verdict"] == "unique"
+    with open_store(ctx.store) as store:
+        assert "d:edit" not in store.get("groups", ["orig"]).get("orig", {})
+    assert verdicts(DayContext(day="2026-11-01", home=home, cfg=cfg))["orig"]["verdict"] == "unique"
+
+
+def test_hot_head_key_is_bounded_and_boilerplate_stays_unique(
+    spark: Any, tmp_path: Path, cfg: Config
+) -> None:
+    small = cfg.replace(**{"limits.max_postings_per_key": 3})
+    texts = [
+        OTHER,
+        ARTICLE,
+        "新学期开始后，市教育局发布了关于中小学课后服务的指导意见，要求各校结合实际开设体育、艺术和科学类兴趣课程，"
+        "家长可以根据孩子的兴趣自愿选择，收费标准由物价部门统一核定，低保家庭学生免费参加。",
+        "央行今天公布的数据显示，上月末广义货币余额同比增长百分之八点三，人民币贷款增加较多，"
+        "分析人士认为，稳健的货币政策将继续保持流动性合理充裕，支持实体经济恢复发展。",
+        "气象台预计未来三天本地将出现一次明显降温过程，最低气温可能跌破零度，并伴有大风和雨夹雪，"
+        "请市民注意添衣保暖，出行尽量乘坐公共交通工具，农业部门要做好大棚蔬菜的防冻工作。",
+        "这款新发布的手机搭载了自研芯片，续航能力比上一代提升了两成，相机支持夜景模式和长焦拍摄，"
+        "首批货源在开售后十分钟内售罄，厂商表示将加快产能爬坡，尽快满足消费者的购买需求。",
+    ]
+    records = [
+        rec(f"n{i}", BOILER_HEAD + t, f"2026-11-01T0{i}:00:00Z", f"栏目{i}")
+        for i, t in enumerate(texts)
+    ]
+    d = write_day(tmp_path / "in", "2026-11-01", records)
+    ctx = DayContext(day="2026-11-01", home=tmp_path / "home", cfg=small, input_dir=d)
+    run_all(spark, ctx)
+    v = verdicts(ctx)
+    assert all(x["verdict"] == "unique" for x in v.values()), v
+    cands = spark.read.parquet(ctx.path("candidates")).filter("rule = 'head'")
+    per_doc = cands.groupBy("id").count().collect()
+    assert max(r["count"] for r in per_doc) <= 3
+    with open_store(ctx.store) as store:
+        from crawldedup.core.fingerprint import md5_hex
+        from crawldedup.core.normalize import normalize_text
+
+        key = md5_hex(normalize_text(BOILER_HEAD)[:100])
+        assert len(store.get("start_id", [key])[key]) == 3  # postings capped at the earliest 3
