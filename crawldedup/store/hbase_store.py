@@ -1,0 +1,233 @@
+"""The HBase backend, through the Thrift gateway with happybase.
+
+This module is the only place that opens ``happybase`` connections. It owns the
+connection pool, batching (puts and deletes in ``Table.batch``, multi-gets with
+``Table.rows``), key-only scans for the Bloom rebuild, table creation on first use,
+and retries with backoff on transport errors (the Thrift server drops connections
+idle longer than its read timeout: ``TSocket read 0 bytes``). Every call is
+idempotent, so retrying a whole call is safe.
+"""
+
+from __future__ import annotations
+
+import logging
+import socket
+import time
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from typing import Any, TypeVar
+
+import happybase
+from thriftpy2.transport import TTransportException
+
+from crawldedup.store.base import TABLES, Row, Store, StoreError, StoreStats
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+# What a dropped or refused Thrift connection raises through happybase/thriftpy2.
+TRANSIENT: tuple[type[BaseException], ...] = (
+    TTransportException,
+    socket.error,
+    BrokenPipeError,
+    ConnectionError,
+    EOFError,
+)
+
+_KEY_ONLY = b"KeyOnlyFilter() AND FirstKeyOnlyFilter()"
+
+
+class HBaseStore(Store):
+    """A :class:`Store` on HBase tables named ``<prefix>_<table>``."""
+
+    def __init__(
+        self,
+        host: str,
+        port: int = 9090,
+        prefix: str = "crawldedup",
+        pool_size: int = 2,
+        timeout_ms: int = 60_000,
+        transport: str = "buffered",
+        protocol: str = "binary",
+        retries: int = 5,
+        backoff_s: float = 0.5,
+        batch_size: int = 500,
+    ) -> None:
+        self.host, self.port = host, port
+        self.prefix = prefix or "crawldedup"
+        self.retries, self.backoff_s, self.batch_size = retries, backoff_s, batch_size
+        self.stats = StoreStats()
+        self._pool_args: dict[str, Any] = dict(
+            host=host,
+            port=port,
+            timeout=timeout_ms,
+            table_prefix=self.prefix,
+            transport=transport,
+            protocol=protocol,
+            autoconnect=True,
+        )
+        self._pool_size = pool_size
+        self._pool: happybase.ConnectionPool | None = None
+        self._ready = False
+
+    # ------------------------------------------------------------ plumbing
+
+    def _connect(self) -> happybase.ConnectionPool:
+        if self._pool is None:
+            self._pool = happybase.ConnectionPool(self._pool_size, **self._pool_args)
+        return self._pool
+
+    def _call(self, what: str, fn: Callable[[happybase.Connection], T]) -> T:
+        """Run ``fn`` with a pooled connection, retrying transport errors with backoff."""
+        delay = self.backoff_s
+        for attempt in range(self.retries + 1):
+            try:
+                pool = self._connect()
+                with pool.connection() as conn:
+                    if not self._ready:
+                        self._ensure_tables(conn)
+                    result = fn(conn)
+                self.stats.round_trips += 1
+                return result
+            except TRANSIENT as exc:
+                # happybase's pool already replaced the broken connection; a pool that
+                # could not even connect is rebuilt from scratch on the next attempt.
+                if attempt == self.retries:
+                    raise StoreError(
+                        f"hbase {self.host}:{self.port} {what} failed after "
+                        f"{self.retries} retries: {type(exc).__name__}: {exc}"
+                    ) from exc
+                self.stats.retries += 1
+                log.warning("hbase %s: %s (retry %d in %.1fs)", what, exc, attempt + 1, delay)
+                self._pool = None
+                time.sleep(delay)
+                delay = min(delay * 2, 10.0)
+        raise AssertionError("unreachable")
+
+    def _ensure_tables(self, conn: happybase.Connection) -> None:
+        existing = {t.decode() for t in conn.tables()}
+        for name, families in TABLES.items():
+            if name not in existing:
+                try:
+                    conn.create_table(name, {f: {"max_versions": 1} for f in families})
+                except Exception as exc:  # another executor created it first
+                    if "AlreadyExists" not in type(exc).__name__ and "already" not in repr(exc):
+                        raise
+        self._ready = True
+
+    # ------------------------------------------------------------ the interface
+
+    def put(self, table: str, rows: Mapping[str, Mapping[str, bytes]]) -> None:
+        items = [(k.encode(), {c.encode(): v for c, v in cols.items()}) for k, cols in rows.items()]
+        if not items:
+            return
+        self._check(table)
+        for i in range(0, len(items), self.batch_size):
+            chunk = items[i : i + self.batch_size]
+
+            def send(conn: happybase.Connection, chunk: list[Any] = chunk) -> None:
+                with conn.table(table).batch() as b:
+                    for key, cols in chunk:
+                        b.put(key, cols)
+
+            self._call(f"put {table}", send)
+            self.stats.cells_written += sum(len(c) for _, c in chunk)
+
+    def get(
+        self, table: str, rows: Sequence[str], columns: Sequence[str] | None = None
+    ) -> dict[str, Row]:
+        self._check(table)
+        keys = [k.encode() for k in dict.fromkeys(rows)]
+        cols = [c.encode() for c in columns] if columns else None
+        out: dict[str, Row] = {}
+        for i in range(0, len(keys), self.batch_size):
+            chunk = keys[i : i + self.batch_size]
+
+            def fetch(conn: happybase.Connection, c: list[bytes] = chunk) -> list[Any]:
+                return list(conn.table(table).rows(c, cols))
+
+            found = self._call(f"get {table}", fetch)
+            for key, data in found:
+                out[key.decode()] = {c.decode(): v for c, v in data.items()}
+        self.stats.rows_read += len(out)
+        return out
+
+    def scan(
+        self,
+        table: str,
+        start: str | None = None,
+        stop: str | None = None,
+        keys_only: bool = False,
+        batch_size: int = 1000,
+    ) -> Iterator[tuple[str, Row]]:
+        self._check(table)
+        stop_b = stop.encode() if stop is not None else None
+        next_start = start.encode() if start is not None else None
+        # A scan that loses its connection resumes after the last row it returned.
+        delay = self.backoff_s
+        attempt = 0
+        while True:
+            try:
+                pool = self._connect()
+                with pool.connection() as conn:
+                    if not self._ready:
+                        self._ensure_tables(conn)
+                    self.stats.round_trips += 1
+                    scanner = conn.table(table).scan(
+                        row_start=next_start,
+                        row_stop=stop_b,
+                        filter=_KEY_ONLY if keys_only else None,
+                        batch_size=batch_size,
+                    )
+                    for key, data in scanner:
+                        next_start = key + b"\x00"
+                        self.stats.rows_read += 1
+                        row = {} if keys_only else {c.decode(): v for c, v in data.items()}
+                        yield key.decode(), row
+                return
+            except TRANSIENT as exc:
+                if attempt == self.retries:
+                    raise StoreError(
+                        f"hbase {self.host}:{self.port} scan {table} failed after "
+                        f"{self.retries} retries: {type(exc).__name__}: {exc}"
+                    ) from exc
+                attempt += 1
+                self.stats.retries += 1
+                self._pool = None
+                time.sleep(delay)
+                delay = min(delay * 2, 10.0)
+
+    def delete(self, table: str, rows: Iterable[str], columns: Sequence[str] | None = None) -> None:
+        self._check(table)
+        keys = [k.encode() for k in rows]
+        cols = [c.encode() for c in columns] if columns else None
+        for i in range(0, len(keys), self.batch_size):
+            chunk = keys[i : i + self.batch_size]
+
+            def send(conn: happybase.Connection, chunk: list[bytes] = chunk) -> None:
+                with conn.table(table).batch() as b:
+                    for key in chunk:
+                        b.delete(key, cols)
+
+            self._call(f"delete {table}", send)
+            self.stats.rows_deleted += len(chunk)
+
+    def drop_all(self) -> None:
+        """Disable and delete every table of this prefix (tests and resets only)."""
+
+        def drop(conn: happybase.Connection) -> None:
+            existing = {t.decode() for t in conn.tables()}
+            for name in TABLES:
+                if name in existing:
+                    conn.delete_table(name, disable=True)
+
+        self._call("drop tables", drop)
+        self._ready = False
+
+    def close(self) -> None:
+        self._pool = None  # happybase pools close their sockets when collected
+
+    @staticmethod
+    def _check(table: str) -> None:
+        if table not in TABLES:
+            raise StoreError(f"unknown table {table!r}")

@@ -1,0 +1,98 @@
+"""One contract for every store backend: the embedded SQLite store and real HBase."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from crawldedup.store import Store, StoreError, open_store
+from crawldedup.store.base import TABLES
+from tests.hbase_fixtures import drop_prefix, hbase_url, unique_prefix
+
+
+@pytest.fixture(scope="module")
+def hbase_prefix(hbase: str) -> Iterator[str]:
+    # Creating and dropping HBase tables takes seconds: one set per module, emptied per test.
+    prefix = unique_prefix("c")
+    yield prefix
+    drop_prefix(prefix)
+
+
+@pytest.fixture(params=["sqlite", pytest.param("hbase", marks=pytest.mark.hbase)])
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
+    if request.param == "sqlite":
+        s = open_store(f"sqlite:///{tmp_path / 'store.db'}")
+    else:
+        s = open_store(hbase_url(request.getfixturevalue("hbase_prefix")))
+        for table in TABLES:
+            s.delete(table, [k for k, _ in s.scan(table, keys_only=True)])
+    yield s
+    s.close()
+
+
+def test_put_then_get_whole_rows_and_columns(store: Store) -> None:
+    store.put(
+        "title_id", {"k1": {"d:a": b"2026-11-01|t1", "d:b": b"2026-11-01|t2"}, "k2": {"d:c": b"x"}}
+    )
+    got = store.get("title_id", ["k1", "k2", "absent"])
+    assert got == {"k1": {"d:a": b"2026-11-01|t1", "d:b": b"2026-11-01|t2"}, "k2": {"d:c": b"x"}}
+    assert store.get("title_id", ["k1"], columns=["d:b"]) == {"k1": {"d:b": b"2026-11-01|t2"}}
+    assert store.get("title_id", []) == {}
+
+
+def test_put_is_idempotent_and_last_write_wins(store: Store) -> None:
+    store.put("docs", {"d1": {"m:url": b"u1", "v:tf": b"{}"}})
+    store.put("docs", {"d1": {"m:url": b"u1", "v:tf": b"{}"}})
+    store.put("docs", {"d1": {"m:url": b"u2"}})
+    assert store.get("docs", ["d1"]) == {"d1": {"m:url": b"u2", "v:tf": b"{}"}}
+
+
+def test_scan_is_in_byte_order_with_start_stop_and_prefix(store: Store) -> None:
+    keys = ["2026-11-01|b", "2026-11-01|a", "2026-11-02|a", "2026-10-31|z", "2026-11-01|中"]
+    store.put("verdicts", {k: {"v:verdict": b"unique"} for k in keys})
+    assert [k for k, _ in store.scan_prefix("verdicts", "2026-11-01|")] == [
+        "2026-11-01|a",
+        "2026-11-01|b",
+        "2026-11-01|中",
+    ]
+    assert [k for k, _ in store.scan("verdicts", start="2026-11-01|b", stop="2026-11-02")] == [
+        "2026-11-01|b",
+        "2026-11-01|中",
+    ]
+    rows = dict(store.scan("verdicts", start="2026-11-02"))
+    assert rows == {"2026-11-02|a": {"v:verdict": b"unique"}}
+
+
+def test_key_only_scan_returns_each_row_once(store: Store) -> None:
+    store.put(
+        "start_id", {f"{i:02x}" + "0" * 30: {"d:a": b"1", "d:b": b"2"} for i in range(0, 256, 7)}
+    )
+    keys = [k for k, row in store.scan("start_id", keys_only=True)]
+    assert keys == sorted(keys) and len(keys) == len(range(0, 256, 7))
+    assert all(
+        row == {} for _, row in store.scan("start_id", start="40", stop="80", keys_only=True)
+    )
+    assert len(list(store.scan("start_id", start="40", stop="80", keys_only=True))) == 9
+
+
+def test_delete_rows_and_columns(store: Store) -> None:
+    store.put("groups", {"g": {"d:a": b"1", "d:b": b"2"}, "h": {"d:c": b"3"}})
+    store.delete("groups", ["g"], columns=["d:a"])
+    store.delete("groups", ["h"])
+    store.delete("groups", ["never-there"])
+    assert store.get("groups", ["g", "h"]) == {"g": {"d:b": b"2"}}
+
+
+def test_many_rows_are_batched(store: Store) -> None:
+    rows = {f"doc{i:05d}": {"m:day": b"2026-11-01"} for i in range(1234)}
+    store.put("docs", rows)
+    got = store.get("docs", list(rows))
+    assert len(got) == 1234
+    assert store.stats.round_trips < 1234  # batched, not one call per row
+
+
+def test_unknown_table_is_an_error(store: Store) -> None:
+    with pytest.raises(StoreError):
+        store.get("nope", ["x"])
