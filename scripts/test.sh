@@ -5,6 +5,8 @@ set -euo pipefail
 source "$(dirname "$0")/env.sh"
 "$ROOT/scripts/setup.sh" dev
 cd "$ROOT"
+# A real HBase (Maven Central jars cached under ~/.m2 and ~/.cache); reused when up.
+"$ROOT/scripts/hbase.sh" up
 "$VENV/bin/ruff" check .
 "$VENV/bin/mypy"
 "$VENV/bin/pytest" "$@"

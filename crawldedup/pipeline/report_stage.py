@@ -11,6 +11,13 @@ from crawldedup.pipeline.context import STAGES, DayContext
 from crawldedup.store import open_store
 
 
+def _fp_rate(b: dict[str, int]) -> float:
+    """Measured: hits whose key the store did not hold, over probes of absent keys."""
+    fp = b.get("false_positives", 0)
+    negatives = b.get("probes", 0) - (b.get("hits", 0) - fp)
+    return round(fp / negatives, 6) if negatives > 0 else 0.0
+
+
 def build_report(ctx: DayContext) -> dict[str, Any]:
     st = {s: ctx.read_stats(s) for s in STAGES if s != "report"}
     fp, cand, sim, pub, bloom = (
@@ -49,7 +56,11 @@ def build_report(ctx: DayContext) -> dict[str, Any]:
         "groups_with_duplicates_today": pub.get("groups_with_duplicates_today", 0),
         "candidates": cand.get("candidates", {}),
         "pairs_scored": sim.get("pairs_scored", 0),
-        "bloom": {**cand.get("bloom", {}), "filters": bloom.get("filters", {})},
+        "bloom": {
+            **cand.get("bloom", {}),
+            "false_positive_rate": _fp_rate(cand.get("bloom", {})),
+            "filters": bloom.get("filters", {}),
+        },
         "store_ops": store,
         "seconds": {s: st[s].get("seconds") for s in STAGES if s != "report"},
     }

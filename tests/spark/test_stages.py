@@ -112,7 +112,11 @@ def test_fingerprint_quarantines_bad_records_and_keeps_the_rest(
     assert any(q["raw"] == "{not json" for q in quarantined)  # nothing is lost
 
 
-def test_same_day_cascade_and_groups(spark: Any, tmp_path: Path, cfg: Config) -> None:
+@pytest.mark.parametrize("tokenizer", ["char", "jieba"])
+def test_same_day_cascade_and_groups(
+    spark: Any, tmp_path: Path, cfg: Config, tokenizer: str
+) -> None:
+    cfg = cfg.replace(**{"fingerprint.tokenizer": tokenizer})
     day = write_day(
         tmp_path / "in",
         "2026-11-01",
