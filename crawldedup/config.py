@@ -13,8 +13,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-RULES: tuple[str, ...] = ("content_md5", "head", "tail", "title")
-"""Cascade order of seed 000: B (content) → C (head) → D (tail) → A (title)."""
+RULES: tuple[str, ...] = ("content_md5", "head", "tail", "title", "simhash")
+"""Cascade order of seed 000, B (content) → C (head) → D (tail) → A (title), then the
+SimHash rule of seed 002 for copies whose title, head and tail all changed."""
 
 DEFAULT_NOISE_WORDS: tuple[str, ...] = (
     "【转】",
@@ -47,6 +48,15 @@ class FingerprintConfig:
     title_noise_words: tuple[str, ...] = DEFAULT_NOISE_WORDS
     # Titles that normalize to fewer characters than this are too generic to key on.
     min_title_chars: int = 2
+
+
+@dataclass(frozen=True)
+class SimhashConfig:
+    # Hamming distance at most this many bits; the index splits the 64 bits into
+    # max_distance + 1 blocks (pigeonhole: a near copy matches at least one block).
+    max_distance: int = 3
+    features: str = "shingles"  # "shingles" (character n-grams), "terms" (seed 000), "jieba"
+    shingle_size: int = 3
 
 
 @dataclass(frozen=True)
@@ -88,6 +98,7 @@ class Config:
     store_url: str = ""  # "" → sqlite under --home
     fingerprint: FingerprintConfig = field(default_factory=FingerprintConfig)
     cascade: CascadeConfig = field(default_factory=CascadeConfig)
+    simhash: SimhashConfig = field(default_factory=SimhashConfig)
     bloom: BloomConfig = field(default_factory=BloomConfig)
     limits: LimitsConfig = field(default_factory=LimitsConfig)
     spark: SparkConfig = field(default_factory=SparkConfig)
@@ -97,6 +108,13 @@ class Config:
         _check(fp.head_chars > 0, "fingerprint.head_chars must be > 0")
         _check(fp.tail_chars > 0, "fingerprint.tail_chars must be > 0")
         _check(fp.tokenizer in ("char", "jieba"), "fingerprint.tokenizer must be 'char' or 'jieba'")
+        sh = self.simhash
+        _check(0 <= sh.max_distance <= 15, "simhash.max_distance must be in 0..15")
+        _check(
+            sh.features in ("shingles", "terms", "jieba"),
+            "simhash.features must be 'shingles', 'terms' or 'jieba'",
+        )
+        _check(1 <= sh.shingle_size <= 16, "simhash.shingle_size must be in 1..16")
         _check(0.0 < self.cascade.threshold <= 1.0, "cascade.threshold must be in (0, 1]")
         unknown = [r for r in self.cascade.rules if r not in RULES]
         _check(not unknown, f"cascade.rules: unknown rule(s) {unknown}; known: {list(RULES)}")
@@ -136,6 +154,7 @@ def _check(ok: bool, message: str) -> None:
 _SECTIONS: dict[str, type[Any]] = {
     "fingerprint": FingerprintConfig,
     "cascade": CascadeConfig,
+    "simhash": SimhashConfig,
     "bloom": BloomConfig,
     "limits": LimitsConfig,
     "spark": SparkConfig,

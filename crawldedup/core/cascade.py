@@ -23,6 +23,7 @@ class Candidate:
     fetched_at: str  # ISO-8601 in UTC, so strings sort in time order
     rule: str
     similarity: float
+    hamming: int | None = None  # SimHash distance; the simhash rule requires it
 
 
 @dataclass(frozen=True)
@@ -40,10 +41,20 @@ def decide(
     candidates: Iterable[Candidate],
     threshold: float,
     rules: Sequence[str] = RULES,
+    max_hamming: int = 3,
 ) -> Decision:
-    """Verdict of one document from its scored candidates (all strictly earlier)."""
+    """Verdict of one document from its scored candidates (all strictly earlier).
+
+    A SimHash candidate shares only one block of its fingerprint; it counts when the
+    whole fingerprint is within ``max_hamming`` bits and the cosine verifies it.
+    """
     order = {r: i for i, r in enumerate(rules)}
-    cands = [c for c in candidates if c.rule in order]
+    cands = [
+        c
+        for c in candidates
+        if c.rule in order
+        and (c.rule != "simhash" or (c.hamming is not None and c.hamming <= max_hamming))
+    ]
     if "content_md5" in order:
         exact = [c for c in cands if c.rule == "content_md5"]
         if exact:

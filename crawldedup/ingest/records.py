@@ -130,7 +130,7 @@ def prepare(rec: RawRecord, cfg: Config, day: str) -> dict[str, Any] | Quarantin
         fetched_at = canonical_time(fetched) if fetched else f"{day}T00:00:00.000000Z"
     except ValueError as exc:
         return Quarantined(rec.source, rec.position, "bad_fetched_at", str(exc), rec.raw)
-    fp = fingerprint(title, content, cfg.fingerprint)
+    fp = fingerprint(title, content, cfg.fingerprint, cfg.simhash)
     return {
         "id": rid,
         "url": url,
@@ -144,6 +144,7 @@ def prepare(rec: RawRecord, cfg: Config, day: str) -> dict[str, Any] | Quarantin
         "head_key": fp.head_key,
         "tail_key": fp.tail_key,
         "simhash": f"{fp.simhash:016x}",
+        "simhash_keys": fp.simhash_keys,
         "tf": json.dumps(fp.tf, ensure_ascii=False, separators=(",", ":")),
         "raw_md5": raw_md5,
         "length": fp.normalized_length,

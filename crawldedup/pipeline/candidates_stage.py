@@ -9,11 +9,11 @@ at most ``limits.max_postings_per_key`` candidates are kept, the earliest.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from pyspark import Broadcast
-from pyspark.sql import DataFrame, Row, SparkSession, Window
+from pyspark.sql import Column, DataFrame, Row, SparkSession, Window
 from pyspark.sql import functions as F
 
 from crawldedup.pipeline import schemas
@@ -28,14 +28,27 @@ RULE_COLUMNS: dict[str, str] = {
     "head": "head_key",
     "tail": "tail_key",
     "title": "title_key",
+    "simhash": "simhash_keys",  # an array: one key per SimHash block
 }
 
 
+def _tagged(rule: str) -> Callable[[Column], Column]:
+    # Spark's transform() reads the lambda's arity, so the rule cannot be a default arg.
+    def tag(key: Column) -> Column:
+        return F.struct(F.lit(rule).alias("rule"), key.alias("key"))
+
+    return tag
+
+
 def explode_keys(docs: DataFrame, rules: Iterable[str]) -> DataFrame:
-    """(id, fetched_at, rule, key) for every enabled rule whose key exists."""
-    structs = [F.struct(F.lit(r).alias("rule"), F.col(RULE_COLUMNS[r]).alias("key")) for r in rules]
+    """(id, fetched_at, rule, key) for every enabled rule and each of its keys."""
+    structs = []
+    for r in rules:
+        col = F.col(RULE_COLUMNS[r])
+        keys = col if r == "simhash" else F.array(col)
+        structs.append(F.transform(keys, _tagged(r)))
     return (
-        docs.select("id", "fetched_at", F.explode(F.array(*structs)).alias("k"))
+        docs.select("id", "fetched_at", F.explode(F.flatten(F.array(*structs))).alias("k"))
         .select("id", "fetched_at", "k.rule", "k.key")
         .filter(F.col("key").isNotNull())
     )

@@ -119,7 +119,8 @@ def _retract_batch(store: Store, batch: list[Row], day: str) -> int:
             keys = json.loads(row.get("m:keys", b"{}"))
             for rule, key in keys.items():
                 if key and rule in INDEX_TABLES:
-                    store.delete(INDEX_TABLES[rule], [key], columns=[posting_column(doc_id)])
+                    rows = key if isinstance(key, list) else [key]
+                    store.delete(INDEX_TABLES[rule], rows, columns=[posting_column(doc_id)])
         store.delete(
             "docs", [d for d in stale if doc_rows.get(d, {}).get("m:day", b"").decode() == day]
         )

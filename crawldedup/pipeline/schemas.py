@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pyspark.sql.types import (
+    ArrayType,
     BooleanType,
     DoubleType,
     IntegerType,
@@ -30,6 +31,7 @@ DOCS = _s(
     ("head_key", StringType(), True),
     ("tail_key", StringType(), True),
     ("simhash", StringType(), False),
+    ("simhash_keys", ArrayType(StringType(), False), False),
     ("tf", StringType(), False),
     ("raw_md5", StringType(), False),
     ("length", IntegerType(), False),
@@ -69,6 +71,7 @@ PAIR_SCORES = _s(
     ("id", StringType(), False),
     ("cand_id", StringType(), False),
     ("similarity", DoubleType(), False),
+    ("hamming", IntegerType(), True),  # SimHash distance, null when unknown
 )
 
 DECISIONS = _s(

@@ -17,33 +17,46 @@ from pyspark.sql import functions as F
 
 from crawldedup.config import Config
 from crawldedup.core.cascade import Candidate, decide
+from crawldedup.core.fingerprint import hamming64
 from crawldedup.core.similarity import cosine
 from crawldedup.pipeline import schemas
 from crawldedup.pipeline.context import DayContext, timed
 from crawldedup.store import open_store
 
 
-def _score_same_day(rows: Iterable[Row]) -> Iterator[tuple[str, str, float]]:
+def _hamming(a: str | None, b: str | None) -> int | None:
+    return hamming64(int(a, 16), int(b, 16)) if a and b else None
+
+
+def _score_same_day(rows: Iterable[Row]) -> Iterator[tuple[str, str, float, int | None]]:
     for r in rows:
-        yield r["id"], r["cand_id"], cosine(json.loads(r["tf"]), json.loads(r["cand_tf"]))
+        sim = cosine(json.loads(r["tf"]), json.loads(r["cand_tf"]))
+        yield r["id"], r["cand_id"], sim, _hamming(r["simhash"], r["cand_simhash"])
 
 
 def _score_earlier(
     rows: Iterable[Row], store_url: str, batch_size: int, counters: dict[str, Any]
-) -> Iterator[tuple[str, str, float]]:
+) -> Iterator[tuple[str, str, float, int | None]]:
     store = None
     batch: list[Row] = []
 
-    def flush() -> Iterator[tuple[str, str, float]]:
+    def flush() -> Iterator[tuple[str, str, float, int | None]]:
         nonlocal store
         if store is None:
             store = open_store(store_url)
-        found = store.get("docs", [r["cand_id"] for r in batch], columns=["v:tf"])
+        found = store.get("docs", [r["cand_id"] for r in batch], columns=["v:tf", "m:simhash"])
         for r in batch:
-            cell = found.get(r["cand_id"], {}).get("v:tf")
+            row = found.get(r["cand_id"], {})
+            cell = row.get("v:tf")
             # A candidate whose document row vanished cannot be verified: similarity 0.
             sim = cosine(json.loads(r["tf"]), json.loads(cell)) if cell else 0.0
-            yield r["id"], r["cand_id"], sim
+            cand_sh = row.get("m:simhash")
+            yield (
+                r["id"],
+                r["cand_id"],
+                sim,
+                _hamming(r["simhash"], cand_sh.decode() if cand_sh else None),
+            )
 
     try:
         for r in rows:
@@ -78,11 +91,14 @@ def decide_all(
     doc_id = rows[0]["id"]
     d = decide(
         (
-            Candidate(r["cand_id"], r["cand_fetched_at"], r["rule"], r["similarity"] or 0.0)
+            Candidate(
+                r["cand_id"], r["cand_fetched_at"], r["rule"], r["similarity"] or 0.0, r["hamming"]
+            )
             for r in rows
         ),
         cfg.cascade.threshold,
         cfg.cascade.rules,
+        cfg.simhash.max_distance,
     )
     return doc_id, d.verdict, d.rule, d.duplicate_of, d.similarity
 
@@ -93,11 +109,16 @@ def run(spark: SparkSession, ctx: DayContext) -> dict[str, Any]:
     stats: dict[str, Any] = {}
     sc = spark.sparkContext
     with timed(stats):
-        docs = spark.read.parquet(ctx.path("docs")).select("id", "tf")
+        docs = spark.read.parquet(ctx.path("docs")).select("id", "tf", "simhash")
         cands = spark.read.parquet(ctx.path("candidates"))
         pairs = pairs_to_score(cands).join(docs, "id")
         same = pairs.filter(F.col("cand_day") == ctx.day).join(
-            docs.select(F.col("id").alias("cand_id"), F.col("tf").alias("cand_tf")), "cand_id"
+            docs.select(
+                F.col("id").alias("cand_id"),
+                F.col("tf").alias("cand_tf"),
+                F.col("simhash").alias("cand_simhash"),
+            ),
+            "cand_id",
         )
         counters = {n: sc.accumulator(0) for n in ("round_trips", "rows_read")}
         store_url, batch = ctx.store, cfg.limits.store_batch_size

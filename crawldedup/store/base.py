@@ -21,6 +21,8 @@ TABLES: dict[str, tuple[str, ...]] = {
     "end_id": ("d",),
     # Rule B's index: row = md5 hex of the normalized content.
     "content_id": ("d",),
+    # The SimHash rule's index: row = one block of the 64-bit SimHash ("<hex>.<block>").
+    "simhash_id": ("d",),
     # Per-document metadata (m) and term vector (v): row = doc id.
     "docs": ("m", "v"),
     # Verdicts: row = "YYYY-MM-DD|doc id", so one day is one contiguous range.
@@ -36,6 +38,7 @@ INDEX_TABLES: dict[str, str] = {
     "head": "start_id",
     "tail": "end_id",
     "title": "title_id",
+    "simhash": "simhash_id",
 }
 """Which index table serves which cascade rule."""
 

@@ -85,7 +85,7 @@ def doc_row(
     title: str,
     day: str,
     fetched_at: str,
-    keys: dict[str, str | None],
+    keys: dict[str, Any],
     simhash: str,
     tf_json: str,
     group: str,

@@ -4,10 +4,17 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from crawldedup.config import FingerprintConfig
-from crawldedup.core.fingerprint import fingerprint, hamming64, md5_hex, shingles, simhash64
+from crawldedup.core.fingerprint import (
+    fingerprint,
+    hamming64,
+    md5_hex,
+    simhash64,
+    text_simhash,
+)
 from crawldedup.core.similarity import cosine
 
 CFG = FingerprintConfig()
+PINNED = "66c302b204056004"  # text_simhash('网页爬虫判重'), computed once; must never drift
 
 
 def test_four_keys_are_md5_of_the_normalized_parts() -> None:
@@ -67,12 +74,18 @@ def test_cosine_is_symmetric_and_bounded(a: dict[str, int], b: dict[str, int]) -
 def test_simhash_is_stable_and_near_for_small_edits() -> None:
     text = "今天我们讨论网页爬虫如何对转载的文章进行判重，这需要指纹和相似度。" * 5
     edited = text.replace("今天", "昨天", 1)
-    a, b = simhash64(shingles(text)), simhash64(shingles(edited))
-    # Fixed value: the hash must never change across processes or releases.
-    assert a == simhash64(shingles(text))
+    a, b = text_simhash(text), text_simhash(edited)
+    assert a == text_simhash(text)
     assert hamming64(a, b) <= 6
-    other = simhash64(shingles("完全不同的内容，关于体育比赛和足球运动员的转会新闻报道。" * 5))
+    other = text_simhash("完全不同的内容，关于体育比赛和足球运动员的转会新闻报道。" * 5)
     assert hamming64(a, other) > 10
+
+
+def test_text_simhash_is_pinned_across_processes() -> None:
+    # A stored fingerprint must mean the same thing tomorrow: the value is pinned.
+    assert text_simhash("abcdefg") == text_simhash("abcdefg")
+    assert f"{text_simhash('网页爬虫判重'):016x}" == PINNED
+    assert text_simhash("") == 0 and text_simhash("a") != 0
 
 
 def test_simhash_known_value() -> None:
