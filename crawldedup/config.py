@@ -63,6 +63,9 @@ class SimhashConfig:
 class CascadeConfig:
     threshold: float = 0.9
     rules: tuple[str, ...] = RULES
+    # A duplicate is typed "partial" when one document holds this share of the other's
+    # terms and is clearly longer (see crawldedup.core.duplicate_types).
+    partial_containment: float = 0.9
 
 
 @dataclass(frozen=True)
@@ -116,6 +119,10 @@ class Config:
         )
         _check(1 <= sh.shingle_size <= 16, "simhash.shingle_size must be in 1..16")
         _check(0.0 < self.cascade.threshold <= 1.0, "cascade.threshold must be in (0, 1]")
+        _check(
+            0.0 < self.cascade.partial_containment <= 1.0,
+            "cascade.partial_containment must be in (0, 1]",
+        )
         unknown = [r for r in self.cascade.rules if r not in RULES]
         _check(not unknown, f"cascade.rules: unknown rule(s) {unknown}; known: {list(RULES)}")
         _check(0.0 < self.bloom.error_rate < 1.0, "bloom.error_rate must be in (0, 1)")

@@ -222,9 +222,16 @@ def _write_docs(
                 simhash=r["simhash"],
                 tf_json=r["tf"],
                 group=group,
+                raw_md5=r["raw_md5"],
             )
             rec = VerdictRecord(
-                r["id"], r["verdict"], r["rule"], r["duplicate_of"], r["similarity"], group
+                r["id"],
+                r["verdict"],
+                r["rule"],
+                r["duplicate_of"],
+                r["similarity"],
+                group,
+                r["type"],
             )
             verdicts[verdict_row_key(day, r["id"])] = rec.to_row()
             if r["verdict"] == "duplicate" or r["is_canon"]:

@@ -81,3 +81,5 @@ DECISIONS = _s(
     ("duplicate_of", StringType(), True),
     ("similarity", DoubleType(), True),
 )
+
+TYPES = _s(("id", StringType(), False), ("type", StringType(), False))

@@ -17,6 +17,7 @@ from pyspark.sql import functions as F
 
 from crawldedup.config import Config
 from crawldedup.core.cascade import Candidate, decide
+from crawldedup.core.duplicate_types import duplicate_type
 from crawldedup.core.fingerprint import hamming64
 from crawldedup.core.similarity import cosine
 from crawldedup.pipeline import schemas
@@ -103,6 +104,78 @@ def decide_all(
     return doc_id, d.verdict, d.rule, d.duplicate_of, d.similarity
 
 
+def _type_partition(
+    rows: Iterable[Row], store_url: str, batch_size: int, cfg: Config, counters: dict[str, Any]
+) -> Iterator[tuple[str, str]]:
+    """Duplicate type of each (doc, target) pair; earlier-day targets come from the store."""
+    store = None
+    batch: list[Row] = []
+    cols = ["v:tf", "m:raw_md5", "m:keys"]
+
+    def flush() -> Iterator[tuple[str, str]]:
+        nonlocal store
+        earlier = [r["duplicate_of"] for r in batch if r["t_tf"] is None]
+        found: dict[str, dict[str, bytes]] = {}
+        if earlier:
+            if store is None:
+                store = open_store(store_url)
+            found = store.get("docs", earlier, columns=cols)
+        for r in batch:
+            if r["t_tf"] is not None:
+                t_tf, t_raw, t_content = r["t_tf"], r["t_raw"], r["t_content"]
+            else:
+                row = found.get(r["duplicate_of"], {})
+                t_tf = (row.get("v:tf") or b"{}").decode()
+                t_raw = (row.get("m:raw_md5") or b"").decode()
+                t_content = json.loads(row.get("m:keys") or b"{}").get("content_md5")
+            yield (
+                r["id"],
+                duplicate_type(
+                    raw_equal=bool(t_raw) and t_raw == r["raw_md5"],
+                    content_equal=t_content is not None and t_content == r["content_key"],
+                    tf_a=json.loads(r["tf"]),
+                    tf_b=json.loads(t_tf),
+                    partial_containment=cfg.cascade.partial_containment,
+                ),
+            )
+
+    try:
+        for r in rows:
+            batch.append(r)
+            if len(batch) >= batch_size:
+                yield from flush()
+                batch = []
+        if batch:
+            yield from flush()
+    finally:
+        if store is not None:
+            counters["round_trips"].add(store.stats.round_trips)
+            counters["rows_read"].add(store.stats.rows_read)
+            store.close()
+
+
+def type_duplicates(
+    spark: SparkSession, ctx: DayContext, decisions: DataFrame, counters: dict[str, Any]
+) -> DataFrame:
+    """(id, type) of every duplicate: full, content, partial or near (seed 002)."""
+    docs = spark.read.parquet(ctx.path("docs")).select("id", "tf", "raw_md5", "content_key")
+    targets = docs.select(
+        F.col("id").alias("duplicate_of"),
+        F.col("tf").alias("t_tf"),
+        F.col("raw_md5").alias("t_raw"),
+        F.col("content_key").alias("t_content"),
+    )
+    dups = (
+        decisions.filter(F.col("verdict") == "duplicate")
+        .select("id", "duplicate_of")
+        .join(docs, "id")
+        .join(targets, "duplicate_of", "left")
+    )
+    store_url, batch, cfg = ctx.store, ctx.cfg.limits.store_batch_size, ctx.cfg
+    typed = dups.rdd.mapPartitions(lambda it: _type_partition(it, store_url, batch, cfg, counters))
+    return spark.createDataFrame(typed, schemas.TYPES)
+
+
 def run(spark: SparkSession, ctx: DayContext) -> dict[str, Any]:
     """Writes work/scores (cosine per pair) and work/decisions (verdict per document)."""
     cfg = ctx.cfg
@@ -144,7 +217,10 @@ def run(spark: SparkSession, ctx: DayContext) -> dict[str, Any]:
             "duplicate_of",
             "similarity",
         )
-        full.write.mode("overwrite").parquet(ctx.path("decisions"))
+        full.write.mode("overwrite").parquet(ctx.path("decisions.untyped"))
+        untyped = spark.read.parquet(ctx.path("decisions.untyped"))
+        types = type_duplicates(spark, ctx, untyped, counters)
+        untyped.join(types, "id", "left").write.mode("overwrite").parquet(ctx.path("decisions"))
         written = spark.read.parquet(ctx.path("decisions"))
         stats["pairs_scored"] = scores.count()
         stats["verdicts"] = {

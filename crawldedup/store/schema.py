@@ -41,6 +41,7 @@ class VerdictRecord:
     duplicate_of: str | None
     similarity: float | None
     group: str
+    type: str | None = None  # full | content | partial | near, for duplicates
 
     def to_row(self) -> dict[str, bytes]:
         row = {"v:verdict": self.verdict.encode(), "v:group": self.group.encode()}
@@ -50,6 +51,8 @@ class VerdictRecord:
             row["v:duplicate_of"] = self.duplicate_of.encode()
         if self.similarity is not None:
             row["v:similarity"] = repr(round(self.similarity, 6)).encode()
+        if self.type is not None:
+            row["v:type"] = self.type.encode()
         return row
 
     @classmethod
@@ -66,6 +69,7 @@ class VerdictRecord:
             duplicate_of=s("v:duplicate_of"),
             similarity=float(sim) if sim is not None else None,
             group=s("v:group") or "",
+            type=s("v:type"),
         )
 
     def as_json(self) -> dict[str, Any]:
@@ -76,6 +80,7 @@ class VerdictRecord:
             "duplicate_of": self.duplicate_of,
             "similarity": self.similarity,
             "group": self.group,
+            "type": self.type,
         }
 
 
@@ -89,6 +94,7 @@ def doc_row(
     simhash: str,
     tf_json: str,
     group: str,
+    raw_md5: str,
 ) -> dict[str, bytes]:
     return {
         "m:url": url.encode(),
@@ -98,5 +104,6 @@ def doc_row(
         "m:keys": json.dumps(keys, sort_keys=True).encode(),
         "m:simhash": simhash.encode(),
         "m:group": group.encode(),
+        "m:raw_md5": raw_md5.encode(),
         "v:tf": tf_json.encode(),
     }

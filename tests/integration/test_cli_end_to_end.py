@@ -52,12 +52,21 @@ def test_every_document_gets_one_contract_verdict(three_days: dict[str, Any]) ->
         v = three_days["verdicts"][d]
         assert set(v) == {i for i, t in truth.items() if t.day == d}
         for r in v.values():
-            assert set(r) == {"id", "verdict", "rule", "duplicate_of", "similarity", "group"}
+            assert set(r) == {
+                "id",
+                "verdict",
+                "rule",
+                "duplicate_of",
+                "similarity",
+                "group",
+                "type",
+            }
             assert r["verdict"] in ("unique", "duplicate")
             if r["verdict"] == "unique":
                 assert r["duplicate_of"] is None and r["rule"] is None
             else:
-                assert r["rule"] in ("content_md5", "head", "tail", "title")
+                assert r["rule"] in ("content_md5", "head", "tail", "title", "simhash")
+                assert r["type"] in ("full", "content", "partial", "near")
                 assert r["duplicate_of"] != r["id"] and r["similarity"] > 0.9
 
 

@@ -321,3 +321,33 @@ def test_simhash_rule_finds_earlier_days_through_the_store(
     run_all(spark, ctx)
     v = verdicts(ctx)["copy"]
     assert (v["rule"], v["duplicate_of"], v["group"]) == ("simhash", "orig", "orig")
+
+
+def test_each_duplicate_type(spark: Any, tmp_path: Path, cfg: Config) -> None:
+    text, extra = long_article(1), long_article(2)
+    records = [
+        rec("orig", text, "2026-11-01T01:00:00Z", "城市更新计划公布"),
+        rec("full", text, "2026-11-01T02:00:00Z", "城市更新计划公布"),
+        # Same normalized text, another layout: spaces and full-width punctuation.
+        rec(
+            "content",
+            text.replace("，", ", ").replace("。", ". "),
+            "2026-11-01T03:00:00Z",
+            "另一个",
+        ),
+        # The whole article plus a long extra section: it contains the original.
+        rec("partial", text + "\n" + extra[: len(text) * 2 // 5], "2026-11-01T04:00:00Z", "扩展版"),
+        rec(
+            "near",
+            text.replace("城市", "都市", 3) + "（完）",
+            "2026-11-01T05:00:00Z",
+            "城市更新计划公布",
+        ),
+    ]
+    d = write_day(tmp_path / "in", "2026-11-01", records)
+    ctx = DayContext(day="2026-11-01", home=tmp_path / "home", cfg=cfg, input_dir=d)
+    run_all(spark, ctx)
+    v = verdicts(ctx)
+    assert v["orig"]["type"] is None
+    for kind in ("full", "content", "partial", "near"):
+        assert (v[kind]["duplicate_of"], v[kind]["type"]) == ("orig", kind), v[kind]

@@ -73,3 +73,30 @@ def test_groups_do_not_depend_on_edge_order(edges: list[tuple[int, int]], rnd) -
 def test_union_find_unknown_ids_sort_last() -> None:
     uf = UnionFind({"a": ("t9", "a")})
     assert uf.union("zz", "a") == "a"
+
+
+def test_duplicate_types() -> None:
+    from crawldedup.core.duplicate_types import containment, duplicate_type
+
+    a = {"我": 4, "们": 4, "好": 2}
+    longer = {"我": 4, "们": 4, "好": 2, "新": 3, "增": 3}
+    kw = {"partial_containment": 0.9}
+    assert duplicate_type(raw_equal=True, content_equal=True, tf_a=a, tf_b=a, **kw) == "full"
+    assert duplicate_type(raw_equal=False, content_equal=True, tf_a=a, tf_b=a, **kw) == "content"
+    assert containment(a, longer) == 1.0
+    assert duplicate_type(raw_equal=False, content_equal=False, tf_a=a, tf_b=longer, **kw) == (
+        "partial"
+    )
+    edited = {"我": 4, "们": 3, "好": 2, "坏": 1}
+    assert duplicate_type(raw_equal=False, content_equal=False, tf_a=a, tf_b=edited, **kw) == (
+        "near"
+    )
+    assert containment({}, a) == 0.0
+
+
+def test_simhash_candidates_need_the_hamming_bound() -> None:
+    far = c("a", "t", "simhash", 0.99)
+    assert decide([far], 0.9) == UNIQUE  # no distance known: not a SimHash match
+    assert decide([Candidate("a", "t", "simhash", 0.99, 5)], 0.9, max_hamming=3) == UNIQUE
+    d = decide([Candidate("a", "t", "simhash", 0.99, 3)], 0.9, max_hamming=3)
+    assert (d.verdict, d.rule) == ("duplicate", "simhash")
