@@ -106,6 +106,16 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("--date", required=True, type=_day)
     common(rep)
 
+    g = sub.add_parser("groups", help="day D's most copied articles (JSON Lines)")
+    g.add_argument("--date", required=True, type=_day)
+    g.add_argument("--top", type=int, default=20)
+    common(g)
+
+    mi = sub.add_parser("mirrors", help="host pairs serving the same content on day D")
+    mi.add_argument("--date", required=True, type=_day)
+    mi.add_argument("--min-pairs", type=int, default=2)
+    common(mi)
+
     sm = sub.add_parser("sample", help="write a sample crawl that knows its truth")
     sm.add_argument("--out", required=True, type=Path)
     sm.add_argument("--days", type=int, default=3)
@@ -208,6 +218,30 @@ def cmd_report(args: argparse.Namespace, cfg: Config) -> int:
     return 0
 
 
+def cmd_groups(args: argparse.Namespace, cfg: Config) -> int:
+    from crawldedup.store import open_store
+    from crawldedup.views import top_groups
+
+    if args.top < 1:
+        raise UsageError("crawldedup: --top must be >= 1")
+    ctx = _context(args, cfg, args.date, None)
+    with open_store(ctx.store) as store:
+        for view in top_groups(store, ctx.day, args.top):
+            print(json.dumps(view.as_json(), ensure_ascii=False))
+    return 0
+
+
+def cmd_mirrors(args: argparse.Namespace, cfg: Config) -> int:
+    from crawldedup.store import open_store
+    from crawldedup.views import mirrors
+
+    ctx = _context(args, cfg, args.date, None)
+    with open_store(ctx.store) as store:
+        for view in mirrors(store, ctx.day, args.min_pairs):
+            print(json.dumps(view.as_json(), ensure_ascii=False))
+    return 0
+
+
 def cmd_sample(args: argparse.Namespace) -> int:
     from crawldedup.sample import generate_sample
 
@@ -260,6 +294,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             "stage": cmd_stage,
             "verdicts": cmd_verdicts,
             "report": cmd_report,
+            "groups": cmd_groups,
+            "mirrors": cmd_mirrors,
             "demo": cmd_demo,
         }[args.command]
         code = handler(args, cfg)

@@ -90,6 +90,13 @@ class LimitsConfig:
 
 
 @dataclass(frozen=True)
+class OutputConfig:
+    # Per day, the ids a downstream system should delete (the day's duplicates, with
+    # their canonical): "" (off), "jsonl" or "parquet", under HOME/deletions/dt=D/.
+    delete_list: str = ""
+
+
+@dataclass(frozen=True)
 class SparkConfig:
     master: str = "local[*]"
     shuffle_partitions: int = 8
@@ -105,6 +112,7 @@ class Config:
     bloom: BloomConfig = field(default_factory=BloomConfig)
     limits: LimitsConfig = field(default_factory=LimitsConfig)
     spark: SparkConfig = field(default_factory=SparkConfig)
+    output: OutputConfig = field(default_factory=OutputConfig)
 
     def validate(self) -> Config:
         fp = self.fingerprint
@@ -132,6 +140,10 @@ class Config:
         _check(lim.max_postings_per_key >= 1, "limits.max_postings_per_key must be >= 1")
         _check(lim.max_record_bytes >= 1, "limits.max_record_bytes must be >= 1")
         _check(lim.store_batch_size >= 1, "limits.store_batch_size must be >= 1")
+        _check(
+            self.output.delete_list in ("", "jsonl", "parquet"),
+            "output.delete_list must be '', 'jsonl' or 'parquet'",
+        )
         _check(self.spark.shuffle_partitions >= 1, "spark.shuffle_partitions must be >= 1")
         return self
 
@@ -165,6 +177,7 @@ _SECTIONS: dict[str, type[Any]] = {
     "bloom": BloomConfig,
     "limits": LimitsConfig,
     "spark": SparkConfig,
+    "output": OutputConfig,
 }
 
 

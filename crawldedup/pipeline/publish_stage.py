@@ -251,6 +251,25 @@ def _sum_stats(parts: list[dict[str, int]]) -> dict[str, int]:
     return out
 
 
+def write_delete_list(ctx: DayContext, full: DataFrame) -> dict[str, Any]:
+    """The day's duplicates, for downstream deletion: id, canonical, rule, type."""
+    out = str(ctx.home / "deletions" / f"dt={ctx.day}")
+    dups = full.filter(F.col("verdict") == "duplicate").select(
+        "id",
+        "url",
+        "duplicate_of",
+        F.coalesce("group", "duplicate_of").alias("group"),
+        "rule",
+        "type",
+    )
+    writer = dups.coalesce(1).write.mode("overwrite")
+    if ctx.cfg.output.delete_list == "parquet":
+        writer.parquet(out)
+    else:
+        writer.json(out)
+    return {"path": out, "format": ctx.cfg.output.delete_list}
+
+
 def run(spark: SparkSession, ctx: DayContext) -> dict[str, Any]:
     cfg = ctx.cfg
     stats: dict[str, Any] = {}
@@ -287,6 +306,8 @@ def run(spark: SparkSession, ctx: DayContext) -> dict[str, Any]:
         with open_store(store_url) as store:
             store.put("groups", canon_cells)
         stats["store"] = _sum_stats(post_stats + doc_stats)
+        if cfg.output.delete_list:
+            stats["delete_list"] = write_delete_list(ctx, full)
         stats["postings_written"] = postings.count()
     ctx.write_stats("publish", stats)
     return stats

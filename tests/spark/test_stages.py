@@ -351,3 +351,59 @@ def test_each_duplicate_type(spark: Any, tmp_path: Path, cfg: Config) -> None:
     assert v["orig"]["type"] is None
     for kind in ("full", "content", "partial", "near"):
         assert (v[kind]["duplicate_of"], v[kind]["type"]) == ("orig", kind), v[kind]
+
+
+def test_mirrors_groups_across_days_and_delete_list(
+    spark: Any, tmp_path: Path, cfg: Config, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from crawldedup.cli import main
+
+    cfg = cfg.replace(**{"output.delete_list": "jsonl"})
+    home = tmp_path / "home"
+    arts = [long_article(i) for i in (1, 2, 3)]
+    day1 = [
+        rec(f"o{i}", t, f"2026-11-01T0{i}:00:00Z", f"原文{i}", f"https://origin.example/n/{i}")
+        for i, t in enumerate(arts)
+    ]
+    d1 = write_day(tmp_path / "in", "2026-11-01", day1)
+    run_all(spark, DayContext(day="2026-11-01", home=home, cfg=cfg, input_dir=d1))
+    # Day 2: a mirror host serves the same pages under the same paths, and a repost
+    # site copies article 0 once more.
+    day2 = [
+        rec(f"m{i}", t, f"2026-11-02T0{i}:00:00Z", f"原文{i}", f"http://www.mirror.example/n/{i}/")
+        for i, t in enumerate(arts)
+    ]
+    day2.append(
+        rec("r0", "转载：" + arts[0], "2026-11-02T05:00:00Z", "原文0", "https://blog.example/p/77")
+    )
+    d2 = write_day(tmp_path / "in", "2026-11-02", day2)
+    ctx2 = DayContext(day="2026-11-02", home=home, cfg=cfg, input_dir=d2)
+    run_all(spark, ctx2)
+
+    capsys.readouterr()
+    assert main(["mirrors", "--date", "2026-11-02", "--home", str(home)]) == 0
+    mirrors = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    assert mirrors[0] == {
+        "host_a": "mirror.example",
+        "host_b": "origin.example",
+        "pairs": 3,
+        "same_path": 3,
+        "exact": 3,
+    }
+    assert all(m["host_a"] != "blog.example" for m in mirrors)  # one copy is not a mirror
+
+    assert main(["groups", "--date", "2026-11-02", "--home", str(home), "--top", "2"]) == 0
+    groups = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    assert [(g["group"], g["size"], g["new_today"]) for g in groups] == [("o0", 3, 2), ("o1", 2, 1)]
+    assert groups[0]["url"] == "https://origin.example/n/0"
+    assert groups[0]["first_seen"].startswith("2026-11-01") and groups[0]["last_seen"].startswith(
+        "2026-11-02"
+    )
+
+    deletions = [
+        json.loads(x)
+        for f in (home / "deletions" / "dt=2026-11-02").glob("*.json")
+        for x in f.read_text().splitlines()
+    ]
+    assert sorted(d["id"] for d in deletions) == ["m0", "m1", "m2", "r0"]
+    assert {d["group"] for d in deletions} == {"o0", "o1", "o2"}
