@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from crawldedup.config import FingerprintConfig, SimhashConfig
-from crawldedup.core.normalize import fold, normalize_text, normalize_title
+from crawldedup.core.normalize import fold, normalize_folded, normalize_title
 from crawldedup.core.tokenize import term_frequencies
 
 
@@ -28,9 +28,11 @@ def _simhash_of_hashes(hashes: np.ndarray, weights: np.ndarray | None = None) ->
         return 0
     bits = np.unpackbits(
         hashes.astype("<u8").view(np.uint8).reshape(-1, 8), axis=1, bitorder="little"
-    ).astype(np.int64)
-    w = np.ones(len(hashes), dtype=np.int64) if weights is None else weights.astype(np.int64)
-    votes = (2 * bits - 1).T @ w
+    )
+    if weights is None:  # every feature votes once: count the ones per bit
+        votes = 2 * bits.sum(axis=0, dtype=np.int64) - len(hashes)
+    else:
+        votes = (2 * bits.astype(np.int64) - 1).T @ weights.astype(np.int64)
     packed = np.packbits(votes > 0, bitorder="little")
     return int(packed.view("<u8")[0])
 
@@ -136,9 +138,10 @@ def fingerprint(
 ) -> Fingerprints:
     """All fingerprints of one article."""
     sh = sh or SimhashConfig()
-    text = normalize_text(content)
+    folded = fold(content)
+    text = normalize_folded(folded)
     ntitle = normalize_title(title, cfg.title_noise_words)
-    tf = term_frequencies(fold(content), cfg.tokenizer)
+    tf = term_frequencies(folded, cfg.tokenizer)
     simhash = document_simhash(text, tf, sh) if text else 0
     return Fingerprints(
         title_key=md5_hex(ntitle) if len(ntitle) >= cfg.min_title_chars else None,

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Iterable
+from functools import lru_cache
 
 # CJK Unified Ideographs, extension A, and the compatibility ideographs that NFKC
 # does not fold away.
@@ -33,6 +34,19 @@ def normalize_text(text: str) -> str:
     return _DROP.sub("", unicodedata.normalize("NFKC", text).lower())
 
 
+def normalize_folded(folded: str) -> str:
+    """:func:`normalize_text` of text that :func:`fold` already folded (saves an NFKC pass)."""
+    return _DROP.sub("", folded)
+
+
+@lru_cache(maxsize=64)
+def _noise_forms(noise_words: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    # Longest first, so "reposted" is removed before "repost".
+    folded = sorted((fold(w) for w in noise_words if w), key=len, reverse=True)
+    normalized = tuple(n for n in (normalize_folded(w) for w in folded) if n)
+    return tuple(folded), normalized
+
+
 def normalize_title(title: str, noise_words: Iterable[str]) -> str:
     """Normalize a title and remove repost noise words (转载, 原创, 【转】, …).
 
@@ -41,15 +55,11 @@ def normalize_title(title: str, noise_words: Iterable[str]) -> str:
     """
     if not title:
         return ""
-    folded = unicodedata.normalize("NFKC", title).lower()
-    words = [unicodedata.normalize("NFKC", w).lower() for w in noise_words if w]
-    # Longest first, so "reposted" is removed before "repost".
-    words.sort(key=len, reverse=True)
+    words, normalized_words = _noise_forms(tuple(noise_words))
+    folded = fold(title)
     for w in words:
         folded = folded.replace(w, " ")
     out = _DROP.sub("", folded)
-    for w in words:
-        nw = normalize_text(w)
-        if nw:
-            out = out.replace(nw, "")
+    for nw in normalized_words:
+        out = out.replace(nw, "")
     return out
