@@ -57,6 +57,10 @@ class SimhashConfig:
     max_distance: int = 3
     features: str = "shingles"  # "shingles" (character n-grams), "terms" (seed 000), "jieba"
     shingle_size: int = 3
+    # Shorter documents (normalized characters) get no SimHash index keys: a notice or a
+    # poem has too few shingles for 64 bits to tell a filled-in template (another date,
+    # another amount) from a copy. Short texts are left to the exact keys.
+    min_chars: int = 300
 
 
 @dataclass(frozen=True)
@@ -126,6 +130,7 @@ class Config:
             "simhash.features must be 'shingles', 'terms' or 'jieba'",
         )
         _check(1 <= sh.shingle_size <= 16, "simhash.shingle_size must be in 1..16")
+        _check(sh.min_chars >= 0, "simhash.min_chars must be >= 0")
         _check(0.0 < self.cascade.threshold <= 1.0, "cascade.threshold must be in (0, 1]")
         _check(
             0.0 < self.cascade.partial_containment <= 1.0,

@@ -149,7 +149,7 @@ def fingerprint(
         head_key=md5_hex(text[: cfg.head_chars]) if text else None,
         tail_key=md5_hex(text[-cfg.tail_chars :]) if text else None,
         simhash=simhash,
-        simhash_keys=block_keys(simhash, sh.max_distance) if text else [],
+        simhash_keys=block_keys(simhash, sh.max_distance) if len(text) >= sh.min_chars else [],
         tf=tf,
         normalized_length=len(text),
     )

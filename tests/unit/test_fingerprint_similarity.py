@@ -92,3 +92,13 @@ def test_simhash_known_value() -> None:
     # Pinned: blake2b-based, so it cannot drift with PYTHONHASHSEED.
     assert simhash64(["a", "b", "c"]) == simhash64(["c", "b", "a"])
     assert simhash64([]) == 0
+
+
+def test_short_texts_get_no_simhash_keys() -> None:
+    from crawldedup.config import SimhashConfig
+
+    notice = "Our online banking service will be unavailable from midnight on November 13."
+    assert fingerprint("Notice", notice, CFG, SimhashConfig()).simhash_keys == []
+    long_text = "长篇文章的内容各不相同，" * 40
+    keys = fingerprint("t", long_text, CFG, SimhashConfig(max_distance=3)).simhash_keys
+    assert len(keys) == 4 and len(set(keys)) == 4
