@@ -201,7 +201,7 @@ def run_crawldedup(
 
 
 def load_scored_candidates(home: Path, days: list[str]) -> dict[str, list[tuple[Any, ...]]]:
-    """{id: [(cand_id, cand_fetched_at, rule, similarity)]} from the work files."""
+    """{id: [(cand_id, cand_fetched_at, rule, similarity, hamming)]} from the work files."""
     import pandas as pd
 
     out: dict[str, list[tuple[Any, ...]]] = defaultdict(list)
@@ -210,10 +210,13 @@ def load_scored_candidates(home: Path, days: list[str]) -> dict[str, list[tuple[
         cands = pd.read_parquet(work / "candidates")
         scores = pd.read_parquet(work / "scores")
         merged = cands.merge(scores, on=["id", "cand_id"], how="left")
+        has_hamming = "hamming" in merged.columns  # scored since the SimHash rule exists
         for r in merged.itertuples(index=False):
             sim = 1.0 if r.rule == "content_md5" else r.similarity
             sim = 0.0 if sim is None or (isinstance(sim, float) and math.isnan(sim)) else sim
-            out[r.id].append((r.cand_id, r.cand_fetched_at, r.rule, float(sim)))
+            ham = getattr(r, "hamming", None) if has_hamming else None
+            ham = None if ham is None or (isinstance(ham, float) and math.isnan(ham)) else int(ham)
+            out[r.id].append((r.cand_id, r.cand_fetched_at, r.rule, float(sim), ham))
     return out
 
 
@@ -222,12 +225,25 @@ def cascade_groups(
     docs: list[Doc],
     order: Mapping[str, tuple[str, str]],
     threshold: float,
-    rules: tuple[str, ...],
+    cfg: Config,
 ) -> dict[str, str]:
-    """The pipeline's verdicts at another threshold, from the same scored candidates."""
+    """The pipeline's verdicts at another threshold, from the same scored candidates.
+
+    Everything but ``cascade.threshold`` is taken from ``cfg`` (rules, and the SimHash
+    distance bound where the cascade has a SimHash rule).
+    """
+    rules = tuple(cfg.cascade.rules)
+    extra: dict[str, Any] = {}
+    simhash_cfg = getattr(cfg, "simhash", None)
+    if simhash_cfg is not None:
+        extra["max_hamming"] = simhash_cfg.max_distance
     edges = []
     for doc_id, cands in scored.items():
-        dec = decide((Candidate(c, f, r, s) for c, f, r, s in cands), threshold, rules)
+        cs = [
+            Candidate(c, f, r, s, *([h] if simhash_cfg is not None else []))
+            for c, f, r, s, h in cands
+        ]
+        dec = decide(cs, threshold, rules, **extra)
         if dec.verdict == "duplicate" and dec.duplicate_of:
             edges.append((doc_id, dec.duplicate_of))
     return group_edges(docs, edges, order)
@@ -361,7 +377,16 @@ def run_spark_mllib(spark: Any, docs: list[Doc], order: Mapping[str, tuple[str, 
     vec = tf.transform(df).select("id", "features").cache()
     model = MinHashLSH(inputCol="features", outputCol="hashes", numHashTables=5, seed=7).fit(vec)
     hashed = model.transform(vec).cache()
-    # What the self-join will face: the biggest bucket and the pairs it implies.
+    joined = model.approxSimilarityJoin(hashed, hashed, 0.5, distCol="jd")
+    pairs = (
+        joined.select(F.col("datasetA.id").alias("a"), F.col("datasetB.id").alias("b"))
+        .filter(F.col("a") < F.col("b"))
+        .collect()
+    )
+    edges = [(r["a"], r["b"]) for r in pairs]
+    g = group_edges(docs, edges, order)
+    seconds = time.perf_counter() - t0
+    # What the self-join faced (not timed): the biggest bucket and the pairs buckets imply.
     buckets = (
         hashed.select("id", F.posexplode("hashes").alias("table", "h"))
         .groupBy("table", "h")
@@ -372,21 +397,13 @@ def run_spark_mllib(spark: Any, docs: list[Doc], order: Mapping[str, tuple[str, 
     ).first()
     assert stats is not None
     largest, bucket_pairs = int(stats[0]), int(stats[1])
-    joined = model.approxSimilarityJoin(hashed, hashed, 0.5, distCol="jd")
-    pairs = (
-        joined.select(F.col("datasetA.id").alias("a"), F.col("datasetB.id").alias("b"))
-        .filter(F.col("a") < F.col("b"))
-        .collect()
-    )
-    edges = [(r["a"], r["b"]) for r in pairs]
     hashed.unpersist()
     vec.unpersist()
-    g = group_edges(docs, edges, order)
     note = (
-        f"largest bucket {largest} docs, {bucket_pairs:,} bucket pairs over 5 tables, "
-        f"{len(edges):,} pairs kept"
+        f"largest bucket {largest} of {len(rows)} docs; the 5 tables' buckets hold "
+        f"{bucket_pairs:,} candidate pairs, {len(edges):,} survive the distance filter"
     )
-    return Result("spark-mllib-lsh", g, time.perf_counter() - t0, note)
+    return Result("spark-mllib-lsh", g, seconds, note)
 
 
 # --------------------------------------------------------------------------- report
@@ -533,15 +550,23 @@ def plot(
     import matplotlib.pyplot as plt
 
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4.2))
-    for ax, rows, xlabel, default, title in (
+    for ax, rows, xlabel, default, title, ylim in (
         (
             ax1,
             cos_rows,
             "cascade.threshold (cosine, strictly greater)",
             default_threshold,
-            "crawldedup",
+            "crawldedup (note the y axis)",
+            (0.80, 1.005),
         ),
-        (ax2, ham_rows, "Hamming distance ≤ k", 3, "SimHash 64-bit (simhash library)"),
+        (
+            ax2,
+            ham_rows,
+            "Hamming distance ≤ k",
+            3,
+            "SimHash 64-bit (simhash library)",
+            (-0.02, 1.02),
+        ),
     ):
         xs = [x for x, _ in rows]
         ax.plot(xs, [s["all"][0] for _, s in rows], "o-", label="precision")
@@ -551,8 +576,11 @@ def plot(
         ax.axvline(default, color="grey", lw=0.8, ls="--")
         ax.set_xlabel(xlabel)
         ax.set_title(title)
-        ax.set_ylim(-0.02, 1.02)
+        ax.set_ylim(*ylim)
         ax.grid(alpha=0.3)
+    # The generator rejects cross-cluster docs that share a key and have cosine >= 0.85.
+    ax1.axvline(0.85, color="red", lw=0.8, ls=":")
+    ax1.annotate("generator guard 0.85", (0.852, 0.9), fontsize=7, color="red")
     ax1.set_ylabel("pairwise score")
     ax1.legend(loc="lower left", fontsize=8)
     fig.suptitle(f"Precision / recall on the labelled set ({n_docs} documents, 3 days)")
@@ -675,15 +703,14 @@ def main(argv: list[str] | None = None) -> int:
 
         # Curves.
         scored = load_scored_candidates(home, days)
-        rules = tuple(cfg.cascade.rules)
-        check = cascade_groups(scored, docs, order, cfg.cascade.threshold, rules)
+        check = cascade_groups(scored, docs, order, cfg.cascade.threshold, cfg)
         same = sum(1 for i in ids if check.get(i) == cd.groups.get(i))
         emit(
             f"Curve check: at cascade.threshold {cfg.cascade.threshold} the recomputed groups "
             f"equal the stored verdicts for {same}/{len(ids)} documents.\n"
         )
         cos_rows = [
-            (th, split_scores(cascade_groups(scored, docs, order, th, rules), truth))
+            (th, split_scores(cascade_groups(scored, docs, order, th, cfg), truth))
             for th in COSINE_GRID
         ]
         near = hamming_pairs(hashes, max(HAMMING_GRID))

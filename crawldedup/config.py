@@ -61,6 +61,12 @@ class SimhashConfig:
     # poem has too few shingles for 64 bits to tell a filled-in template (another date,
     # another amount) from a copy. Short texts are left to the exact keys.
     min_chars: int = 300
+    # Verification of a SimHash candidate: character-shingle Jaccard, estimated from
+    # bottom-k sketches, at least this much (besides the cosine). Seed 000's character
+    # cosine alone cannot reject unrelated Chinese texts (they often score above 0.9);
+    # shingle Jaccard separates them (header/footer copies ≥ 0.85, unrelated texts far lower).
+    min_jaccard: float = 0.7
+    sketch_size: int = 128
 
 
 @dataclass(frozen=True)
@@ -131,6 +137,8 @@ class Config:
         )
         _check(1 <= sh.shingle_size <= 16, "simhash.shingle_size must be in 1..16")
         _check(sh.min_chars >= 0, "simhash.min_chars must be >= 0")
+        _check(0.0 <= sh.min_jaccard <= 1.0, "simhash.min_jaccard must be in [0, 1]")
+        _check(8 <= sh.sketch_size <= 4096, "simhash.sketch_size must be in 8..4096")
         _check(0.0 < self.cascade.threshold <= 1.0, "cascade.threshold must be in (0, 1]")
         _check(
             0.0 < self.cascade.partial_containment <= 1.0,

@@ -24,6 +24,7 @@ class Candidate:
     rule: str
     similarity: float
     hamming: int | None = None  # SimHash distance; the simhash rule requires it
+    jaccard: float | None = None  # shingle Jaccard estimate; the simhash rule requires it
 
 
 @dataclass(frozen=True)
@@ -37,23 +38,34 @@ class Decision:
 UNIQUE = Decision("unique", None, None, None)
 
 
+def _simhash_verified(c: Candidate, max_hamming: int, min_jaccard: float) -> bool:
+    return (
+        c.hamming is not None
+        and c.hamming <= max_hamming
+        and c.jaccard is not None
+        and c.jaccard >= min_jaccard
+    )
+
+
 def decide(
     candidates: Iterable[Candidate],
     threshold: float,
     rules: Sequence[str] = RULES,
     max_hamming: int = 3,
+    min_jaccard: float = 0.7,
 ) -> Decision:
     """Verdict of one document from its scored candidates (all strictly earlier).
 
     A SimHash candidate shares only one block of its fingerprint; it counts when the
-    whole fingerprint is within ``max_hamming`` bits and the cosine verifies it.
+    whole fingerprint is within ``max_hamming`` bits and both the cosine and the
+    shingle Jaccard (at least ``min_jaccard``) verify it.
     """
     order = {r: i for i, r in enumerate(rules)}
     cands = [
         c
         for c in candidates
         if c.rule in order
-        and (c.rule != "simhash" or (c.hamming is not None and c.hamming <= max_hamming))
+        and (c.rule != "simhash" or _simhash_verified(c, max_hamming, min_jaccard))
     ]
     if "content_md5" in order:
         exact = [c for c in cands if c.rule == "content_md5"]

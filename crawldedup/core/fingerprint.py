@@ -65,15 +65,43 @@ def text_simhash(normalized: str, size: int = 3) -> int:
     stable across processes (unlike ``hash()``) and about 100× faster than hashing
     each shingle string.
     """
+    return _simhash_of_hashes(shingle_hashes(normalized, size)) if normalized else 0
+
+
+def shingle_hashes(normalized: str, size: int = 3) -> np.ndarray:
+    """Stable 64-bit hashes of every character ``size``-shingle, in text order."""
     if not normalized:
-        return 0
+        return np.zeros(0, dtype=np.uint64)
     cp = np.frombuffer(normalized.encode("utf-32-le"), dtype="<u4").astype(np.uint64)
     if len(cp) < size:
         cp = np.concatenate([cp, np.zeros(size - len(cp), dtype=np.uint64)])
     h = np.zeros(len(cp) - size + 1, dtype=np.uint64)
     for i in range(size):
         h = _mix64(h ^ cp[i : len(cp) - size + 1 + i])
-    return _simhash_of_hashes(h)
+    return h
+
+
+def bottom_k_sketch(normalized: str, k: int = 128, size: int = 3) -> str:
+    """The ``k`` smallest distinct shingle hashes, as hex: a bottom-k (KMV) sketch.
+
+    Two sketches estimate the Jaccard similarity of the shingle sets (seed 002) with a
+    standard error of about 1/sqrt(k), in 16·k bytes per document.
+    """
+    h = np.unique(shingle_hashes(normalized, size))[:k]
+    return "".join(f"{int(x):016x}" for x in h)
+
+
+def sketch_jaccard(a: str, b: str, k: int = 128) -> float:
+    """Jaccard estimate from two bottom-k sketches; 0.0 when either is empty."""
+    if not a or not b:
+        return 0.0
+    sa = {a[i : i + 16] for i in range(0, len(a), 16)}
+    sb = {b[i : i + 16] for i in range(0, len(b), 16)}
+    # Fixed-width lower-case hex sorts like the numbers it encodes.
+    union_k = sorted(sa | sb)[:k]
+    if not union_k:
+        return 0.0
+    return sum(1 for x in union_k if x in sa and x in sb) / len(union_k)
 
 
 def hamming64(a: int, b: int) -> int:
@@ -118,6 +146,7 @@ class Fingerprints:
     tail_key: str | None
     simhash: int
     simhash_keys: list[str]
+    sketch: str
     tf: dict[str, int]
     normalized_length: int
 
@@ -150,6 +179,7 @@ def fingerprint(
         tail_key=md5_hex(text[-cfg.tail_chars :]) if text else None,
         simhash=simhash,
         simhash_keys=block_keys(simhash, sh.max_distance) if len(text) >= sh.min_chars else [],
+        sketch=bottom_k_sketch(text, sh.sketch_size, sh.shingle_size),
         tf=tf,
         normalized_length=len(text),
     )

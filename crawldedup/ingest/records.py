@@ -145,6 +145,7 @@ def prepare(rec: RawRecord, cfg: Config, day: str) -> dict[str, Any] | Quarantin
         "tail_key": fp.tail_key,
         "simhash": f"{fp.simhash:016x}",
         "simhash_keys": fp.simhash_keys,
+        "sketch": fp.sketch,
         "tf": json.dumps(fp.tf, ensure_ascii=False, separators=(",", ":")),
         "raw_md5": raw_md5,
         "length": fp.normalized_length,

@@ -223,6 +223,7 @@ def _write_docs(
                 tf_json=r["tf"],
                 group=group,
                 raw_md5=r["raw_md5"],
+                sketch=r["sketch"],
             )
             rec = VerdictRecord(
                 r["id"],

@@ -32,6 +32,7 @@ DOCS = _s(
     ("tail_key", StringType(), True),
     ("simhash", StringType(), False),
     ("simhash_keys", ArrayType(StringType(), False), False),
+    ("sketch", StringType(), False),
     ("tf", StringType(), False),
     ("raw_md5", StringType(), False),
     ("length", IntegerType(), False),
@@ -72,6 +73,7 @@ PAIR_SCORES = _s(
     ("cand_id", StringType(), False),
     ("similarity", DoubleType(), False),
     ("hamming", IntegerType(), True),  # SimHash distance, null when unknown
+    ("jaccard", DoubleType(), True),  # shingle Jaccard estimate, null when unknown
 )
 
 DECISIONS = _s(

@@ -18,7 +18,7 @@ from pyspark.sql import functions as F
 from crawldedup.config import Config
 from crawldedup.core.cascade import Candidate, decide
 from crawldedup.core.duplicate_types import duplicate_type
-from crawldedup.core.fingerprint import hamming64
+from crawldedup.core.fingerprint import hamming64, sketch_jaccard
 from crawldedup.core.similarity import cosine
 from crawldedup.pipeline import schemas
 from crawldedup.pipeline.context import DayContext, timed
@@ -29,23 +29,34 @@ def _hamming(a: str | None, b: str | None) -> int | None:
     return hamming64(int(a, 16), int(b, 16)) if a and b else None
 
 
-def _score_same_day(rows: Iterable[Row]) -> Iterator[tuple[str, str, float, int | None]]:
+Score = tuple[str, str, float, int | None, float | None]
+
+
+def _score_same_day(rows: Iterable[Row]) -> Iterator[Score]:
     for r in rows:
         sim = cosine(json.loads(r["tf"]), json.loads(r["cand_tf"]))
-        yield r["id"], r["cand_id"], sim, _hamming(r["simhash"], r["cand_simhash"])
+        yield (
+            r["id"],
+            r["cand_id"],
+            sim,
+            _hamming(r["simhash"], r["cand_simhash"]),
+            sketch_jaccard(r["sketch"], r["cand_sketch"]),
+        )
 
 
 def _score_earlier(
     rows: Iterable[Row], store_url: str, batch_size: int, counters: dict[str, Any]
-) -> Iterator[tuple[str, str, float, int | None]]:
+) -> Iterator[Score]:
     store = None
     batch: list[Row] = []
 
-    def flush() -> Iterator[tuple[str, str, float, int | None]]:
+    def flush() -> Iterator[Score]:
         nonlocal store
         if store is None:
             store = open_store(store_url)
-        found = store.get("docs", [r["cand_id"] for r in batch], columns=["v:tf", "m:simhash"])
+        found = store.get(
+            "docs", [r["cand_id"] for r in batch], columns=["v:tf", "m:simhash", "v:sketch"]
+        )
         for r in batch:
             row = found.get(r["cand_id"], {})
             cell = row.get("v:tf")
@@ -57,6 +68,7 @@ def _score_earlier(
                 r["cand_id"],
                 sim,
                 _hamming(r["simhash"], cand_sh.decode() if cand_sh else None),
+                sketch_jaccard(r["sketch"], (row.get("v:sketch") or b"").decode()),
             )
 
     try:
@@ -93,13 +105,19 @@ def decide_all(
     d = decide(
         (
             Candidate(
-                r["cand_id"], r["cand_fetched_at"], r["rule"], r["similarity"] or 0.0, r["hamming"]
+                r["cand_id"],
+                r["cand_fetched_at"],
+                r["rule"],
+                r["similarity"] or 0.0,
+                r["hamming"],
+                r["jaccard"],
             )
             for r in rows
         ),
         cfg.cascade.threshold,
         cfg.cascade.rules,
         cfg.simhash.max_distance,
+        cfg.simhash.min_jaccard,
     )
     return doc_id, d.verdict, d.rule, d.duplicate_of, d.similarity
 
@@ -182,7 +200,7 @@ def run(spark: SparkSession, ctx: DayContext) -> dict[str, Any]:
     stats: dict[str, Any] = {}
     sc = spark.sparkContext
     with timed(stats):
-        docs = spark.read.parquet(ctx.path("docs")).select("id", "tf", "simhash")
+        docs = spark.read.parquet(ctx.path("docs")).select("id", "tf", "simhash", "sketch")
         cands = spark.read.parquet(ctx.path("candidates"))
         pairs = pairs_to_score(cands).join(docs, "id")
         same = pairs.filter(F.col("cand_day") == ctx.day).join(
@@ -190,6 +208,7 @@ def run(spark: SparkSession, ctx: DayContext) -> dict[str, Any]:
                 F.col("id").alias("cand_id"),
                 F.col("tf").alias("cand_tf"),
                 F.col("simhash").alias("cand_simhash"),
+                F.col("sketch").alias("cand_sketch"),
             ),
             "cand_id",
         )

@@ -95,6 +95,7 @@ def doc_row(
     tf_json: str,
     group: str,
     raw_md5: str,
+    sketch: str,
 ) -> dict[str, bytes]:
     return {
         "m:url": url.encode(),
@@ -106,4 +107,5 @@ def doc_row(
         "m:group": group.encode(),
         "m:raw_md5": raw_md5.encode(),
         "v:tf": tf_json.encode(),
+        "v:sketch": sketch.encode(),
     }

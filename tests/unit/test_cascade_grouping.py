@@ -97,6 +97,8 @@ def test_duplicate_types() -> None:
 def test_simhash_candidates_need_the_hamming_bound() -> None:
     far = c("a", "t", "simhash", 0.99)
     assert decide([far], 0.9) == UNIQUE  # no distance known: not a SimHash match
-    assert decide([Candidate("a", "t", "simhash", 0.99, 5)], 0.9, max_hamming=3) == UNIQUE
-    d = decide([Candidate("a", "t", "simhash", 0.99, 3)], 0.9, max_hamming=3)
+    assert decide([Candidate("a", "t", "simhash", 0.99, 5, 0.9)], 0.9, max_hamming=3) == UNIQUE
+    # Close fingerprints and a high cosine, but few shared shingles: not a copy.
+    assert decide([Candidate("a", "t", "simhash", 0.99, 3, 0.2)], 0.9, max_hamming=3) == UNIQUE
+    d = decide([Candidate("a", "t", "simhash", 0.99, 3, 0.9)], 0.9, max_hamming=3)
     assert (d.verdict, d.rule) == ("duplicate", "simhash")

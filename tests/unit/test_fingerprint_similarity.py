@@ -102,3 +102,19 @@ def test_short_texts_get_no_simhash_keys() -> None:
     long_text = "长篇文章的内容各不相同，" * 40
     keys = fingerprint("t", long_text, CFG, SimhashConfig(max_distance=3)).simhash_keys
     assert len(keys) == 4 and len(set(keys)) == 4
+
+
+def test_sketch_jaccard_estimates_shingle_overlap() -> None:
+    from crawldedup.core.fingerprint import bottom_k_sketch, sketch_jaccard
+    from crawldedup.core.normalize import normalize_text
+
+    base = normalize_text("今天我们讨论网页爬虫如何对转载的文章进行判重，这需要指纹和相似度。" * 3)
+    base += normalize_text("关于体育比赛和足球运动员的转会新闻报道，球迷们议论纷纷。" * 3)
+    copy = "来源东方日报" + base + "本文来自网络"
+    other = normalize_text(
+        "气象台预计未来三天本地将出现一次明显降温过程，最低气温可能跌破零度。" * 6
+    )
+    a, b, c = bottom_k_sketch(base), bottom_k_sketch(copy), bottom_k_sketch(other)
+    assert sketch_jaccard(a, b) > 0.8
+    assert sketch_jaccard(a, c) < 0.2
+    assert sketch_jaccard(a, a) == 1.0 and sketch_jaccard(a, "") == 0.0
