@@ -1,5 +1,5 @@
 # Every target goes through scripts/, which pin Java 17 and use the project's venv.
-.PHONY: setup demo test lint unit clean
+.PHONY: setup demo test lint unit clean airflow
 
 setup:
 	scripts/setup.sh dev
@@ -15,6 +15,9 @@ unit:
 
 lint:
 	scripts/setup.sh dev && .venv/bin/ruff check . && .venv/bin/ruff format --check . && .venv/bin/mypy
+
+airflow:
+	scripts/setup.sh && scripts/airflow.sh
 
 clean:
 	rm -rf .crawldedup .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,124 @@
+"""``HBaseHook``: our store from an Airflow Connection (conn type ``hbase``).
+
+The only place Airflow-side code opens a store. The Spark stages open HBase themselves,
+on the executors, from the ``hbase://`` URL this hook builds (``--store``), through
+``crawldedup.store.hbase_store``, which owns happybase, pooling, batching and retries.
+
+A connection, e.g. from the CLI::
+
+    airflow connections add hbase_default --conn-type hbase \\
+        --conn-host 127.0.0.1 --conn-port 9090 \\
+        --conn-extra '{"table_prefix": "crawldedup", "timeout_ms": 60000, "retries": 5}'
+
+or as an environment variable (JSON form)::
+
+    AIRFLOW_CONN_HBASE_DEFAULT='{"conn_type": "hbase", "host": "127.0.0.1", "port": 9090,
+                                 "extra": {"table_prefix": "crawldedup"}}'
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from airflow.sdk import BaseHook
+from airflow.sdk.exceptions import AirflowNotFoundException
+
+from crawldedup_airflow.stores import embedded_store_url, hbase_store_url
+
+if TYPE_CHECKING:
+    from crawldedup.store import Store
+
+
+class HBaseHook(BaseHook):
+    """Builds the crawldedup store URL and :class:`~crawldedup.store.Store` of a Connection.
+
+    Connection fields: ``host`` and ``port`` of the HBase Thrift server; ``extra`` with
+    ``table_prefix`` and the client options ``timeout_ms``, ``retries``, ``batch_size``,
+    ``transport``, ``protocol`` (plus ``pool_size``, ``backoff_s``).
+
+    :param hbase_conn_id: the Airflow connection id (default ``hbase_default``).
+    """
+
+    conn_name_attr = "hbase_conn_id"
+    default_conn_name = "hbase_default"
+    conn_type = "hbase"
+    hook_name = "HBase (crawldedup store)"
+
+    def __init__(self, hbase_conn_id: str = default_conn_name, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.hbase_conn_id = hbase_conn_id
+
+    @classmethod
+    def get_ui_field_behaviour(cls) -> dict[str, Any]:
+        """Form hints, used if the hook is ever registered through a provider entry point."""
+        return {
+            "hidden_fields": ["schema", "login", "password"],
+            "relabeling": {"host": "Thrift host", "port": "Thrift port"},
+            "placeholders": {
+                "host": "127.0.0.1",
+                "port": "9090",
+                "extra": '{"table_prefix": "crawldedup", "timeout_ms": 60000, "retries": 5, '
+                '"batch_size": 500, "transport": "buffered", "protocol": "binary"}',
+            },
+        }
+
+    @classmethod
+    def connection_exists(cls, conn_id: str = default_conn_name) -> bool:
+        """Whether ``conn_id`` is defined (in the metadata DB, env vars or a secrets backend)."""
+        try:
+            cls.get_connection(conn_id)
+        except AirflowNotFoundException:
+            return False
+        return True
+
+    def store_url(self) -> str:
+        """The ``hbase://host:port/prefix?options`` URL the Spark stages get as ``--store``."""
+        conn = self.get_connection(self.hbase_conn_id)
+        return hbase_store_url(conn.host, conn.port, conn.extra_dejson)
+
+    def get_conn(self) -> Store:
+        """An open :class:`~crawldedup.store.Store` on this connection's tables; close it."""
+        return self.open_url(self.store_url())
+
+    @staticmethod
+    def open_url(url: str) -> Store:
+        """Open the store a URL names (``hbase://`` or ``sqlite://``).
+
+        Airflow code opens every store through here, also the embedded one and URLs
+        given as a run param, so that one place decides how a task talks to a store.
+        """
+        # Imported here: crawldedup.store.hbase_store imports happybase, which DAG parsing
+        # must not pay for.
+        from crawldedup.store import open_store
+
+        return open_store(url)
+
+    def test_connection(self) -> tuple[bool, str]:
+        """Reach the Thrift server and read the ``days`` table (the UI's Test button).
+
+        Like the pipeline's first call, this creates the prefix's tables when missing.
+        """
+        try:
+            url = self.store_url()
+            with self.get_conn() as store:
+                days = sum(1 for _ in store.scan("days", keys_only=True))
+        except Exception as exc:
+            return False, f"{type(exc).__name__}: {exc}"
+        return True, f"{url}: reachable, {days} day(s) reported"
+
+
+def resolve_store(
+    param_store: str | None, home: str, conn_id: str = HBaseHook.default_conn_name
+) -> tuple[str, str]:
+    """The store URL of a run, and where it came from (for the log).
+
+    The ``store`` param wins (a rerun against another store); else the ``hbase_default``
+    connection when it exists (production); else the embedded SQLite store under ``home``.
+    Called at run time only: looking up a Connection while parsing would hit the secrets
+    backend on every parse.
+    """
+    if param_store:
+        return param_store, "the store param"
+    if HBaseHook.connection_exists(conn_id):
+        return HBaseHook(conn_id).store_url(), f"connection {conn_id}"
+    return embedded_store_url(home), "the embedded default under home"

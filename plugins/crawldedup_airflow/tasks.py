@@ -1,0 +1,85 @@
+"""The report task: write the day's report, push its counts, apply the data-quality gate."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from airflow.sdk.exceptions import AirflowFailException
+
+from crawldedup_airflow.hooks import HBaseHook
+from crawldedup_airflow.quality import GateLimits, day_counts, gate_failures, trailing_reports
+
+if TYPE_CHECKING:
+    from airflow.sdk import Context
+
+log = logging.getLogger(__name__)
+
+
+def report_and_gate(context: Context, sensor_task_id: str = "wait_for_crawl") -> dict[str, Any]:
+    """Run the report stage for the run's day, push ``counts`` to XCom, then gate the day.
+
+    The report stage needs no Spark (it sums the stages' ``stats/*.json``), so it runs
+    here, in-process, instead of paying a spark-submit JVM start: it writes
+    ``H/work/dt=D/report.json`` and, unless dry-run, the store's ``days`` row. The
+    trailing average is over the previous ``trailing_days`` reports in the store.
+
+    Returns the counts (also the task's return value); raises ``AirflowFailException``
+    (no retries: the data will not change) with every reason the day fails the gate.
+    """
+    ti, params = context["ti"], context["params"]
+    run = ti.xcom_pull(task_ids=sensor_task_id)
+    if not run:
+        raise AirflowFailException(f"no resolved run in the XCom of {sensor_task_id}")
+
+    # Imported here: the report stage module imports pyspark (for its type), which DAG
+    # parsing must not pay for; in a task it costs about a second and starts no JVM.
+    from crawldedup.config import Config
+    from crawldedup.pipeline import report_stage
+    from crawldedup.pipeline.context import DayContext
+
+    cfg = Config().replace(
+        **{
+            "store_url": run["store"],
+            "cascade.threshold": float(params["threshold"]),
+            "cascade.rules": tuple(params["rules"]),
+        }
+    )
+    ctx = DayContext(
+        day=run["crawl_date"],
+        home=Path(run["home"]),
+        cfg=cfg,
+        input_dir=Path(run["input"]),
+        dry_run=bool(params["dry_run"]),
+    )
+    ctx.work.mkdir(parents=True, exist_ok=True)
+    report = report_stage.run(None, ctx)
+
+    limits = GateLimits.from_params(params)
+    with HBaseHook.open_url(ctx.store) as store:
+        history = trailing_reports(store, ctx.day, limits.trailing_days)
+    counts = day_counts(report, history)
+    # Pushed before the gate, so that a failed day still shows its numbers.
+    ti.xcom_push(key="counts", value=counts)
+    log.info(
+        "%s: %d documents, %d unique, %d duplicates %s, %d quarantined; duplicate rate %s "
+        "(trailing %s over %d day(s))%s",
+        ctx.day,
+        counts["documents"],
+        counts["unique"],
+        counts["duplicates_total"],
+        counts["duplicates"],
+        counts["quarantined_total"],
+        counts["duplicate_rate"],
+        counts["trailing_duplicate_rate"],
+        counts["trailing_days"],
+        " [dry run: nothing written]" if ctx.dry_run else "",
+    )
+
+    failures = gate_failures(report, history, limits)
+    if failures:
+        message = "data-quality gate failed: " + "; ".join(failures)
+        log.error(message)
+        raise AirflowFailException(message)
+    return counts

@@ -1,0 +1,177 @@
+"""Airflow test helpers: the plugins on sys.path, isolated Airflow homes, the DAG runner.
+
+Airflow reads its configuration (AIRFLOW_HOME, folders, connections) once per process,
+when it is first imported. So nothing Airflow-side runs in the pytest process: the DagBag
+check and every ``dag.test()`` run in a subprocess whose environment is built here, from
+a metadata DB migrated once per session and copied per scenario.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+DAGS = ROOT / "dags"
+PLUGINS = ROOT / "plugins"
+HERE = Path(__file__).resolve().parent
+VENV_BIN = Path(sys.executable).parent
+
+# The pure plugin modules (day, quality, stores) are unit-tested in this process.
+if str(PLUGINS) not in sys.path:
+    sys.path.insert(0, str(PLUGINS))
+
+
+def airflow_env(airflow_home: Path, **extra: str) -> dict[str, str]:
+    """The environment of one isolated Airflow: its own home and SQLite DB, our folders.
+
+    The developer's own AIRFLOW_* and CRAWLDEDUP_* settings (an AIRFLOW_CONN_HBASE_DEFAULT,
+    say) are dropped so that they cannot change what a test runs against.
+    """
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("AIRFLOW", "CRAWLDEDUP_")) or k.startswith("CRAWLDEDUP_TEST_")
+    }
+    java_home = os.environ.get("JAVA_HOME", "/usr/lib/jvm/java-17-openjdk-amd64")
+    env.update(
+        {
+            "AIRFLOW_HOME": str(airflow_home),
+            "AIRFLOW__CORE__DAGS_FOLDER": str(DAGS),
+            "AIRFLOW__CORE__PLUGINS_FOLDER": str(PLUGINS),
+            "AIRFLOW__CORE__LOAD_EXAMPLES": "False",
+            # Spark through the provider's connection, as in production (local master).
+            "AIRFLOW_CONN_SPARK_DEFAULT": json.dumps({"conn_type": "spark", "host": "local[*]"}),
+            # spark-submit, the driver's python and Java 17, as scripts/env.sh sets them.
+            "JAVA_HOME": java_home,
+            "PATH": f"{VENV_BIN}:{java_home}/bin:{os.environ.get('PATH', '')}",
+            "PYSPARK_PYTHON": sys.executable,
+            "SPARK_LOCAL_IP": "127.0.0.1",
+            # A failing stage should fail the test in seconds, not after minutes of backoff.
+            "CRAWLDEDUP_RETRIES": "1",
+            "CRAWLDEDUP_RETRY_DELAY_S": "5",
+            "CRAWLDEDUP_SENSOR_POKE_S": "5",
+            "CRAWLDEDUP_SENSOR_TIMEOUT_H": "0.05",
+        }
+    )
+    env.update(extra)
+    return env
+
+
+@pytest.fixture(scope="session")
+def airflow_db_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A migrated, empty metadata DB (``airflow db migrate`` once, ~6 s), to copy."""
+    home = tmp_path_factory.mktemp("airflow-template")
+    proc = subprocess.run(
+        [str(VENV_BIN / "airflow"), "db", "migrate"],
+        env=airflow_env(home),
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    if proc.returncode != 0:
+        raise RuntimeError(
+            f"airflow db migrate failed:\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
+        )
+    return home / "airflow.db"
+
+
+def new_airflow_home(path: Path, template_db: Path) -> Path:
+    """A fresh Airflow home holding a copy of the migrated DB."""
+    path.mkdir(parents=True)
+    shutil.copy(template_db, path / "airflow.db")
+    return path
+
+
+@dataclass
+class DagRunResult:
+    """What one ``dag.test()`` did (parsed from tests/airflow/dag_run.py's RESULT line)."""
+
+    state: str
+    tasks: dict[str, str]
+    xcom: dict[str, Any]
+    output: str
+    wall_seconds: float
+    log: Path
+    raw: dict[str, Any] = field(default_factory=dict)
+
+    def brief(self) -> str:
+        """For assertion messages: states and the end of the output."""
+        tail = self.output[-6000:]
+        return f"state={self.state} tasks={self.tasks}\n--- {self.log} (tail) ---\n{tail}"
+
+
+def run_dag(
+    env: Mapping[str, str],
+    log: Path,
+    *,
+    logical_date: str | None,
+    conf: Mapping[str, Any],
+    mark_success: str | None = None,
+    timeout: float = 3600,
+) -> DagRunResult:
+    """Run ``crawl_dedup_daily`` once with ``dag.test()`` in a fresh process."""
+    cmd = [sys.executable, str(HERE / "dag_run.py"), "--conf", json.dumps(dict(conf))]
+    if logical_date is not None:
+        cmd += ["--logical-date", logical_date]
+    if mark_success is not None:
+        cmd += ["--mark-success", mark_success]
+    t0 = time.perf_counter()
+    proc = subprocess.run(
+        cmd,
+        env=dict(env),
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        timeout=timeout,
+    )
+    wall = time.perf_counter() - t0
+    log.write_text(proc.stdout)
+    lines = [line for line in proc.stdout.splitlines() if line.startswith("RESULT ")]
+    if not lines:
+        raise AssertionError(
+            f"dag_run.py exited {proc.returncode} without a result:\n{proc.stdout[-6000:]}"
+        )
+    raw = json.loads(lines[-1][len("RESULT ") :])
+    return DagRunResult(
+        state=raw.get("state", "?"),
+        tasks=raw.get("tasks", {}),
+        xcom=raw.get("xcom", {}),
+        output=proc.stdout,
+        wall_seconds=round(wall, 1),
+        log=log,
+        raw=raw,
+    )
+
+
+def verdicts(day: str, home: Path, store: str) -> dict[str, dict[str, Any]]:
+    """``crawldedup verdicts`` of one day, by document id."""
+    proc = subprocess.run(
+        [
+            str(VENV_BIN / "crawldedup"),
+            "verdicts",
+            "--date",
+            day,
+            "--home",
+            str(home),
+            "--store",
+            store,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr
+    rows = [json.loads(line) for line in proc.stdout.splitlines() if line.strip()]
+    return {r["id"]: r for r in rows}

@@ -1,0 +1,197 @@
+"""DagBag integrity and structure of ``crawl_dedup_daily``, checked in a fresh process.
+
+The child parses dags/ with Airflow's DagBag and reports as JSON: import errors, parse
+time, which heavy modules got imported, every task's settings, the rendered spark-submit
+arguments and which param values the trigger form rejects.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.airflow.conftest import DAGS, ROOT, airflow_env
+
+pytestmark = pytest.mark.unit
+
+DAG_ID = "crawl_dedup_daily"
+SPARK_STAGES = ["fingerprint", "bloom", "candidates", "similarity", "publish"]
+HEAVY = ["pyspark", "py4j", "happybase", "thriftpy2", "crawldedup.pipeline", "jieba"]
+
+CHILD = r"""
+import copy, json, sys, time
+t0 = time.perf_counter()
+from airflow.dag_processing.dagbag import DagBag
+airflow_import = time.perf_counter() - t0
+t0 = time.perf_counter()
+bag = DagBag(dag_folder=sys.argv[1])
+parse = time.perf_counter() - t0
+out = {"import_errors": bag.import_errors, "dag_ids": sorted(bag.dags),
+       "parse_seconds": parse, "airflow_import_seconds": airflow_import,
+       "loaded": {m: m in sys.modules for m in json.loads(sys.argv[2])}}
+dag = bag.dags.get(sys.argv[3])
+if dag is not None:
+    out["dag"] = {
+        "max_active_runs": dag.max_active_runs, "catchup": dag.catchup,
+        "timetable": type(dag.timetable).__name__,
+        "cron": getattr(dag.timetable, "expression", None),
+        "tags": sorted(dag.tags), "doc_md": dag.doc_md or "",
+        "params": {k: dag.params.get_param(k).resolve(suppress_exception=True)
+                   for k in dag.params},
+    }
+    out["tasks"] = {
+        t.task_id: {"type": type(t).__name__, "retries": t.retries, "owner": t.owner,
+                    "doc_md": t.doc_md or "", "downstream": sorted(t.downstream_task_ids),
+                    "depends_on_past": t.depends_on_past,
+                    "backoff": t.retry_exponential_backoff,
+                    "mode": getattr(t, "mode", None),
+                    "conn_id": getattr(t, "_conn_id", None),
+                    "application": getattr(t, "application", None)}
+        for t in dag.tasks}
+    class TI:
+        def xcom_pull(self, task_ids):
+            assert task_ids == "wait_for_crawl"
+            return {"crawl_date": "2026-11-02", "input": "/c/dt=2026-11-02", "home": "/h",
+                    "store": "hbase://hb:9090/p?retries=3", "store_source": "test"}
+    params = {k: dag.params[k] for k in dag.params}
+    ctx = {"params": {**params, "threshold": 0.85, "dry_run": True}, "ti": TI()}
+    env = dag.get_template_env()
+    out["rendered"] = {
+        t.task_id: t.render_template(t.application_args, ctx, jinja_env=env)
+        for t in dag.tasks if hasattr(t, "application_args")}
+    rejected = {}
+    for conf in ({"threshold": 1.5}, {"threshold": 0}, {"rules": ["bogus"]}, {"rules": []},
+                 {"wait_for": "whenever"}, {"crawl_date": "yesterday"}, {"dry_run": "no"},
+                 {"threshold": 0.85, "rules": ["content_md5", "head"], "dry_run": True}):
+        try:
+            merged = copy.deepcopy(dag.params)
+            for key, value in conf.items():
+                merged[key] = value
+            merged.validate()
+            rejected[json.dumps(conf)] = False
+        except Exception:
+            rejected[json.dumps(conf)] = True
+    out["rejected"] = rejected
+print("RESULT " + json.dumps(out, default=str))
+"""
+
+
+@pytest.fixture(scope="module")
+def parsed(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    env = airflow_env(tmp_path_factory.mktemp("airflow-parse"))
+    proc = subprocess.run(
+        [sys.executable, "-c", CHILD, str(DAGS), json.dumps(HEAVY), DAG_ID],
+        env=env,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    lines = [line for line in proc.stdout.splitlines() if line.startswith("RESULT ")]
+    assert lines, f"exit {proc.returncode}\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
+    result: dict[str, Any] = json.loads(lines[-1][len("RESULT ") :])
+    return result
+
+
+def test_dagbag_has_no_import_errors(parsed: dict[str, Any]) -> None:
+    assert parsed["import_errors"] == {}
+    assert DAG_ID in parsed["dag_ids"]
+
+
+def test_parsing_is_fast_and_imports_no_spark_or_hbase_client(parsed: dict[str, Any]) -> None:
+    assert parsed["parse_seconds"] < 2.0, parsed["parse_seconds"]
+    assert parsed["loaded"] == dict.fromkeys(HEAVY, False)
+
+
+def test_every_task_has_retries_an_owner_and_docs(parsed: dict[str, Any]) -> None:
+    for task_id, t in parsed["tasks"].items():
+        assert t["retries"] > 0, task_id
+        assert t["owner"] and t["owner"] != "airflow", task_id
+        assert len(t["doc_md"]) > 40, task_id
+        assert t["depends_on_past"], task_id
+        assert t["backoff"] >= 2, task_id
+
+
+def test_dag_settings(parsed: dict[str, Any]) -> None:
+    dag = parsed["dag"]
+    assert dag["max_active_runs"] == 1
+    assert dag["catchup"] is False
+    assert dag["timetable"] == "CronDataIntervalTimetable"
+    assert dag["cron"] == "0 3 * * *"
+    assert {"crawldedup", "spark"} <= set(dag["tags"])
+    assert "backfill create" in dag["doc_md"] and "force_bloom_rebuild" in dag["doc_md"]
+    assert set(dag["params"]) == {
+        "crawl_date",
+        "threshold",
+        "rules",
+        "dry_run",
+        "force_bloom_rebuild",
+        "input_root",
+        "home",
+        "store",
+        "wait_for",
+        "max_quarantined_share",
+        "duplicate_rate_tolerance",
+        "trailing_days",
+    }
+    assert dag["params"]["threshold"] == 0.9
+    assert dag["params"]["store"] == ""
+
+
+def test_exact_task_edges(parsed: dict[str, Any]) -> None:
+    edges = {(a, b) for a, t in parsed["tasks"].items() for b in t["downstream"]}
+    chain = ["wait_for_crawl", *SPARK_STAGES, "report"]
+    assert edges == set(itertools.pairwise(chain))
+    types = {k: t["type"] for k, t in parsed["tasks"].items()}
+    assert types["wait_for_crawl"] == "CrawlDaySensor"
+    assert parsed["tasks"]["wait_for_crawl"]["mode"] == "reschedule"
+    assert {types[s] for s in SPARK_STAGES} == {"SparkSubmitOperator"}
+    assert types["report"] == "_PythonDecoratedOperator"
+
+
+def test_spark_tasks_submit_the_jobs_with_the_rendered_day_and_params(
+    parsed: dict[str, Any],
+) -> None:
+    for stage in SPARK_STAGES:
+        t = parsed["tasks"][stage]
+        assert t["conn_id"] == "spark_default"
+        assert t["application"] == str(ROOT / "jobs" / f"{stage}.py")
+        args = parsed["rendered"][stage]
+        assert isinstance(args, list) and all(isinstance(a, str) for a in args), args
+        assert args[:6] == [
+            "--date",
+            "2026-11-02",
+            "--home",
+            "/h",
+            "--store",
+            "hbase://hb:9090/p?retries=3",
+        ]
+        assert "cascade.threshold=0.85" in args and args[-1] == "--dry-run"
+        assert ("--input" in args) == (stage == "fingerprint")
+
+
+def test_trigger_form_rejects_bad_params(parsed: dict[str, Any]) -> None:
+    assert parsed["rejected"] == {
+        '{"threshold": 1.5}': True,
+        '{"threshold": 0}': True,
+        '{"rules": ["bogus"]}': True,
+        '{"rules": []}': True,
+        '{"wait_for": "whenever"}': True,
+        '{"crawl_date": "yesterday"}': True,
+        '{"dry_run": "no"}': True,
+        '{"threshold": 0.85, "rules": ["content_md5", "head"], "dry_run": true}': False,
+    }
+
+
+def test_dag_file_is_only_orchestration() -> None:
+    """No store calls, Variables or heavy imports in the DAG file itself."""
+    text = (DAGS / "crawl_dedup_daily.py").read_text()
+    for forbidden in ("Variable.get", "open_store", "happybase", "import pyspark", "from pyspark"):
+        assert forbidden not in text, forbidden
+    assert Path(DAGS / "crawl_dedup_daily.py").is_file()
