@@ -1,0 +1,274 @@
+"""``crawl_dedup_daily`` for real: ``dag.test()`` with a real Airflow (SQLite metadata DB)
+and real Spark (spark-submit of every stage) for two consecutive sample days, against the
+embedded store and against HBase; a rerun of the first day with another threshold; the
+quality gate on a day without documents.
+
+Each ``dag.test()`` runs in its own process (see conftest). A day costs five spark-submit
+JVM starts; the wall time of every run is recorded in ``DagRunResult.wall_seconds`` and
+printed by ``-rA``.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from crawldedup.sample import generate_sample, load_truth
+from tests.airflow.conftest import (
+    ROOT,
+    DagRunResult,
+    airflow_env,
+    new_airflow_home,
+    run_dag,
+    verdicts,
+)
+from tests.hbase_fixtures import HBASE_HOST, HBASE_PORT, drop_prefix, unique_prefix
+
+pytestmark = pytest.mark.integration
+
+DAYS = ["2026-11-01", "2026-11-02"]
+ALL_TASKS = {"wait_for_crawl", "fingerprint", "bloom", "candidates", "similarity", "publish"}
+ALL_TASKS |= {"report"}
+
+
+def logical(day: str) -> str:
+    """A scheduled run's logical date: the crawl day at the cron time (03:00 UTC)."""
+    return f"{day}T03:00:00+00:00"
+
+
+@dataclass
+class Scenario:
+    env: dict[str, str]
+    root: Path
+    home: Path
+    conf: dict[str, Any]
+    runs: dict[str, DagRunResult]
+    store: str
+    verdicts: dict[str, dict[str, dict[str, Any]]]
+
+
+@pytest.fixture(scope="module")
+def sample(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("crawl")
+    generate_sample(out, days=len(DAYS))
+    # The crawler's completion markers (the sample generator writes data files only).
+    for day in DAYS:
+        (out / f"dt={day}" / "_SUCCESS").touch()
+    return out
+
+
+def run_days(
+    root: Path, template_db: Path, sample: Path, conf: dict[str, Any], **env: str
+) -> tuple[dict[str, str], dict[str, DagRunResult]]:
+    environ = airflow_env(new_airflow_home(root / "airflow", template_db), **env)
+    runs: dict[str, DagRunResult] = {}
+    for day in DAYS:
+        run = run_dag(environ, root / f"{day}.log", logical_date=logical(day), conf=conf)
+        runs[day] = run
+        # Day 2 would only wait for, then fail on, a failed day 1: stop here.
+        assert run.state == "success", run.brief()
+    return environ, runs
+
+
+@pytest.fixture(scope="module")
+def embedded(
+    sample: Path, airflow_db_template: Path, tmp_path_factory: pytest.TempPathFactory
+) -> Scenario:
+    root = tmp_path_factory.mktemp("embedded")
+    home = root / "home"
+    conf = {"input_root": str(sample), "home": str(home)}  # no hbase_default: embedded store
+    env, runs = run_days(root, airflow_db_template, sample, conf)
+    store = runs[DAYS[0]].xcom["wait_for_crawl.return_value"]["store"]
+    found = {d: verdicts(d, home, store) for d in DAYS}
+    return Scenario(env, root, home, conf, runs, store, found)
+
+
+@pytest.fixture(scope="module")
+def on_hbase(
+    hbase: str,
+    sample: Path,
+    airflow_db_template: Path,
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Any:
+    root = tmp_path_factory.mktemp("hbase")
+    home = root / "home"
+    prefix = unique_prefix("af")
+    # The store comes from the hbase_default connection through HBaseHook; the folder is
+    # ready as soon as it has data files.
+    connection = {
+        "conn_type": "hbase",
+        "host": HBASE_HOST,
+        "port": HBASE_PORT,
+        "extra": {"table_prefix": prefix, "timeout_ms": 60000, "retries": 5, "batch_size": 500},
+    }
+    conf = {"input_root": str(sample), "home": str(home), "wait_for": "data_files"}
+    try:
+        env, runs = run_days(
+            root,
+            airflow_db_template,
+            sample,
+            conf,
+            AIRFLOW_CONN_HBASE_DEFAULT=json.dumps(connection),
+        )
+        store = runs[DAYS[0]].xcom["wait_for_crawl.return_value"]["store"]
+        found = {d: verdicts(d, home, store) for d in DAYS}
+        yield Scenario(env, root, home, conf, runs, store, found)
+    finally:
+        drop_prefix(prefix)
+
+
+def check_two_days(s: Scenario, sample: Path) -> None:
+    """Every document has one verdict; day 2 has duplicates of day-1 documents; counts."""
+    truth = load_truth(sample / "truth.jsonl")
+    for day in DAYS:
+        run = s.runs[day]
+        assert run.tasks == dict.fromkeys(ALL_TASKS, "success"), run.brief()
+        found = s.verdicts[day]
+        assert set(found) == {i for i, t in truth.items() if t.day == day}
+        assert all(v["verdict"] in ("unique", "duplicate") for v in found.values())
+        # The report task's XCom counts are the day's verdicts.
+        counts = run.xcom["report.counts"]
+        assert run.xcom["report.return_value"] == counts
+        dups = [v for v in found.values() if v["verdict"] == "duplicate"]
+        by_rule: dict[str, int] = {}
+        for v in dups:
+            by_rule[v["rule"]] = by_rule.get(v["rule"], 0) + 1
+        assert counts["day"] == day
+        assert counts["documents"] == len(found)
+        assert counts["duplicates_total"] == len(dups)
+        assert counts["unique"] == len(found) - len(dups)
+        assert counts["duplicates"] == by_rule
+        assert counts["store"] == s.store
+        assert counts["threshold"] == 0.9
+    day1 = set(s.verdicts[DAYS[0]])
+    cross_day = [v for v in s.verdicts[DAYS[1]].values() if v["duplicate_of"] in day1]
+    assert cross_day, "no day-2 duplicate points at a day-1 document"
+    assert s.runs[DAYS[1]].xcom["report.counts"]["trailing_days"] == 1
+
+
+def test_two_days_on_the_embedded_store(embedded: Scenario, sample: Path) -> None:
+    assert embedded.store == f"sqlite:///{embedded.home.resolve() / 'store.db'}"
+    assert embedded.runs[DAYS[0]].xcom["wait_for_crawl.return_value"]["store_source"] == (
+        "the embedded default under home"
+    )
+    check_two_days(embedded, sample)
+    print({d: r.wall_seconds for d, r in embedded.runs.items()})
+
+
+@pytest.mark.hbase
+def test_two_days_on_hbase_through_the_connection(on_hbase: Scenario, sample: Path) -> None:
+    resolved = on_hbase.runs[DAYS[0]].xcom["wait_for_crawl.return_value"]
+    assert resolved["store_source"] == "connection hbase_default"
+    assert on_hbase.store.startswith(f"hbase://{HBASE_HOST}:{HBASE_PORT}/taf")
+    assert "retries=5" in on_hbase.store
+    check_two_days(on_hbase, sample)
+    print({d: r.wall_seconds for d, r in on_hbase.runs.items()})
+
+
+def test_rerun_of_the_first_day_with_another_threshold_replaces_that_day_only(
+    embedded: Scenario,
+) -> None:
+    before = embedded.verdicts
+    # A manual run without a logical date: the crawl_date param names the day.
+    conf = {**embedded.conf, "crawl_date": DAYS[0], "threshold": 0.999}
+    rerun = run_dag(embedded.env, embedded.root / "rerun.log", logical_date=None, conf=conf)
+    assert rerun.state == "success", rerun.brief()
+    print({"rerun": rerun.wall_seconds})
+    counts = rerun.xcom["report.counts"]
+    assert (counts["day"], counts["threshold"]) == (DAYS[0], 0.999)
+
+    after = {d: verdicts(d, embedded.home, embedded.store) for d in DAYS}
+    assert after[DAYS[1]] == before[DAYS[1]], "a rerun of day 1 must not touch day 2"
+    assert set(after[DAYS[0]]) == set(before[DAYS[0]])  # still one verdict per document
+    dups_before = sum(v["verdict"] == "duplicate" for v in before[DAYS[0]].values())
+    dups_after = [v for v in after[DAYS[0]].values() if v["verdict"] == "duplicate"]
+    assert len(dups_after) <= dups_before
+    assert counts["duplicates_total"] == len(dups_after)
+    # Only exact copies, or near copies above the new threshold, are duplicates now.
+    for v in dups_after:
+        assert v["rule"] == "content_md5" or v["similarity"] > 0.999, v
+
+
+def test_quality_gate_fails_loudly_on_a_day_without_documents(
+    airflow_db_template: Path, tmp_path: Path
+) -> None:
+    crawl = tmp_path / "crawl"
+    empty = crawl / "dt=2026-11-05"
+    empty.mkdir(parents=True)
+    (empty / "_SUCCESS").touch()  # the crawler finished, and wrote nothing
+    env = airflow_env(new_airflow_home(tmp_path / "airflow", airflow_db_template))
+    conf = {"input_root": str(crawl), "home": str(tmp_path / "home")}
+    # fingerprint runs for real (it counts 0 documents); the stages between would only
+    # spend JVM starts on nothing, so they are marked successful.
+    run = run_dag(
+        env,
+        tmp_path / "empty.log",
+        logical_date=logical("2026-11-05"),
+        conf=conf,
+        mark_success="bloom|candidates|similarity|publish",
+    )
+    assert run.state == "failed", run.brief()
+    assert run.tasks["fingerprint"] == "success" and run.tasks["report"] == "failed"
+    assert run.xcom["report.counts"]["documents"] == 0  # pushed before the gate failed
+    assert "AirflowFailException: data-quality gate failed: 2026-11-05: no input documents" in (
+        run.output
+    ), run.brief()
+
+    # Days run in order: the next day fails at once, saying which run to fix.
+    nxt = run_dag(env, tmp_path / "next.log", logical_date=logical("2026-11-06"), conf=conf)
+    assert nxt.state == "failed", nxt.brief()
+    assert nxt.tasks["wait_for_crawl"] == "failed"
+    assert nxt.tasks["fingerprint"] == "upstream_failed"
+    assert "the previous run" in nxt.output and "(logical date 2026-11-05) failed" in nxt.output
+
+
+@pytest.mark.hbase
+def test_hbase_hook_builds_and_opens_the_store_from_the_connection(
+    hbase: str, tmp_path: Path
+) -> None:
+    prefix = unique_prefix("hook")
+    connection = {
+        "conn_type": "hbase",
+        "host": HBASE_HOST,
+        "port": HBASE_PORT,
+        "extra": {"table_prefix": prefix, "retries": 2},
+    }
+    env = airflow_env(tmp_path / "airflow", AIRFLOW_CONN_HBASE_DEFAULT=json.dumps(connection))
+    code = """
+import json
+import airflow  # noqa: F401  (configures Airflow, which puts the plugins folder on sys.path)
+from crawldedup_airflow.hooks import HBaseHook, resolve_store
+hook = HBaseHook()
+ok, message = hook.test_connection()
+with hook.get_conn() as store:
+    store.put("days", {"2026-01-01": {"r:report": b"{}"}})
+    got = store.get("days", ["2026-01-01"])["2026-01-01"]["r:report"].decode()
+print("RESULT " + json.dumps({
+    "url": hook.store_url(), "ok": ok, "message": message, "got": got,
+    "default": resolve_store("", "/srv/h"),
+    "param": resolve_store("sqlite:////x/store.db", "/srv/h"),
+    "missing": resolve_store("", "/srv/h", conn_id="hbase_missing"),
+}))
+"""
+    try:
+        proc = subprocess.run(
+            [sys.executable, "-c", code], env=env, cwd=ROOT, capture_output=True, text=True
+        )
+        lines = [x for x in proc.stdout.splitlines() if x.startswith("RESULT ")]
+        assert lines, proc.stdout[-3000:] + proc.stderr[-3000:]
+        out = json.loads(lines[-1][len("RESULT ") :])
+    finally:
+        drop_prefix(prefix)
+    url = f"hbase://{HBASE_HOST}:{HBASE_PORT}/{prefix}?retries=2"
+    assert out["url"] == url
+    assert out["ok"], out["message"]
+    assert out["got"] == "{}"
+    assert out["default"] == [url, "connection hbase_default"]
+    assert out["param"] == ["sqlite:////x/store.db", "the store param"]
+    assert out["missing"] == ["sqlite:////srv/h/store.db", "the embedded default under home"]
