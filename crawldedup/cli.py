@@ -184,6 +184,10 @@ def cmd_stage(args: argparse.Namespace, cfg: Config) -> int:
             raise UsageError("crawldedup: the fingerprint stage needs --input")
         args.input = _check_input(args.input)
     ctx = _context(args, cfg, args.date, args.input)
+    if args.name == "report":
+        # The report only reads the stages' JSON counts: no JVM to start.
+        run_day(None, ctx, _progress, stages=("report",))
+        return 0
     spark = build_session(cfg, f"crawldedup-{args.name}")
     try:
         run_day(spark, ctx, _progress, stages=(args.name,))

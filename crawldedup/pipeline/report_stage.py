@@ -69,6 +69,7 @@ def build_report(ctx: DayContext) -> dict[str, Any]:
 def run(spark: SparkSession | None, ctx: DayContext) -> dict[str, Any]:
     report = build_report(ctx)
     text = json.dumps(report, indent=2, sort_keys=True)
+    ctx.work.mkdir(parents=True, exist_ok=True)
     (ctx.work / "report.json").write_text(text)
     if not ctx.dry_run:
         with open_store(ctx.store) as store:

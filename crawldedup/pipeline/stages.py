@@ -85,7 +85,7 @@ def summarize(stage: str, stats: dict[str, Any]) -> str:
 
 
 def run_day(
-    spark: SparkSession,
+    spark: SparkSession | None,
     ctx: DayContext,
     progress: Callable[[str], None] | None = None,
     stages: tuple[str, ...] = STAGES,
@@ -102,7 +102,7 @@ def run_day(
     for i, stage in enumerate(stages, start=1):
         t0 = time.perf_counter()
         try:
-            result = RUNNERS[stage](spark, ctx)
+            result = RUNNERS[stage](spark, ctx)  # type: ignore[arg-type]
         except Exception as exc:
             raise StageFailed(stage, exc) from exc
         if progress is not None:
