@@ -9,8 +9,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from crawldedup.config import FingerprintConfig, SimhashConfig
-from crawldedup.core.normalize import fold, normalize_folded, normalize_title
-from crawldedup.core.tokenize import term_frequencies
+from crawldedup.core.normalize import (
+    codepoints,
+    fold,
+    from_codepoints,
+    normalize_codepoints,
+    normalize_title,
+)
+from crawldedup.core.tokenize import char_term_frequencies, term_frequencies
 
 
 def md5_hex(text: str) -> str:
@@ -27,10 +33,13 @@ def _simhash_of_hashes(hashes: np.ndarray, weights: np.ndarray | None = None) ->
     if hashes.size == 0:
         return 0
     bits = np.unpackbits(
-        hashes.astype("<u8").view(np.uint8).reshape(-1, 8), axis=1, bitorder="little"
-    )
+        np.ascontiguousarray(hashes, dtype="<u8").view(np.uint8), bitorder="little"
+    ).reshape(-1, 64)
     if weights is None:  # every feature votes once: count the ones per bit
-        votes = 2 * bits.sum(axis=0, dtype=np.int64) - len(hashes)
+        # A float32 dot product counts exactly (counts stay far below 2**24) and is
+        # several times faster than an integer reduction along axis 0.
+        ones = np.ones(len(bits), dtype=np.float32)
+        votes = 2 * (ones @ bits.astype(np.float32)).astype(np.int64) - len(hashes)
     else:
         votes = (2 * bits.astype(np.int64) - 1).T @ weights.astype(np.int64)
     packed = np.packbits(votes > 0, bitorder="little")
@@ -70,9 +79,14 @@ def text_simhash(normalized: str, size: int = 3) -> int:
 
 def shingle_hashes(normalized: str, size: int = 3) -> np.ndarray:
     """Stable 64-bit hashes of every character ``size``-shingle, in text order."""
-    if not normalized:
+    return codepoint_shingle_hashes(codepoints(normalized), size)
+
+
+def codepoint_shingle_hashes(cp32: np.ndarray, size: int = 3) -> np.ndarray:
+    """:func:`shingle_hashes` of text given as its code points."""
+    if not cp32.size:
         return np.zeros(0, dtype=np.uint64)
-    cp = np.frombuffer(normalized.encode("utf-32-le"), dtype="<u4").astype(np.uint64)
+    cp = cp32.astype(np.uint64)
     if len(cp) < size:
         cp = np.concatenate([cp, np.zeros(size - len(cp), dtype=np.uint64)])
     h = np.zeros(len(cp) - size + 1, dtype=np.uint64)
@@ -87,8 +101,17 @@ def bottom_k_sketch(normalized: str, k: int = 128, size: int = 3) -> str:
     Two sketches estimate the Jaccard similarity of the shingle sets (seed 002) with a
     standard error of about 1/sqrt(k), in 16·k bytes per document.
     """
-    h = np.unique(shingle_hashes(normalized, size))[:k]
-    return "".join(f"{int(x):016x}" for x in h)
+    return sketch_of_hashes(shingle_hashes(normalized, size), k)
+
+
+def sketch_of_hashes(hashes: np.ndarray, k: int = 128) -> str:
+    """The bottom-k sketch of shingle hashes: the ``k`` smallest distinct, as 16-digit hex."""
+    if not hashes.size:
+        return ""
+    h = np.sort(hashes)
+    distinct = h[np.concatenate(([True], h[1:] != h[:-1]))][:k]
+    # Big-endian bytes in hex are exactly f"{x:016x}" per value, in one call.
+    return distinct.astype(">u8").tobytes().hex()
 
 
 def sketch_jaccard(a: str, b: str, k: int = 128) -> float:
@@ -168,10 +191,22 @@ def fingerprint(
     """All fingerprints of one article."""
     sh = sh or SimhashConfig()
     folded = fold(content)
-    text = normalize_folded(folded)
+    folded_cp = codepoints(folded)
+    text_cp = normalize_codepoints(folded_cp)
+    text = from_codepoints(text_cp)
     ntitle = normalize_title(title, cfg.title_noise_words)
-    tf = term_frequencies(folded, cfg.tokenizer)
-    simhash = document_simhash(text, tf, sh) if text else 0
+    if cfg.tokenizer == "char":
+        tf = char_term_frequencies(folded, folded_cp)
+    else:
+        tf = term_frequencies(folded, cfg.tokenizer)
+    # The shingle hashes serve both the SimHash (when it uses shingles) and the sketch.
+    hashes = codepoint_shingle_hashes(text_cp, sh.shingle_size)
+    if not text:
+        simhash = 0
+    elif sh.features == "shingles":
+        simhash = _simhash_of_hashes(hashes)
+    else:
+        simhash = document_simhash(text, tf, sh)
     return Fingerprints(
         title_key=md5_hex(ntitle) if len(ntitle) >= cfg.min_title_chars else None,
         content_key=md5_hex(text) if text else None,
@@ -179,7 +214,7 @@ def fingerprint(
         tail_key=md5_hex(text[-cfg.tail_chars :]) if text else None,
         simhash=simhash,
         simhash_keys=block_keys(simhash, sh.max_distance) if len(text) >= sh.min_chars else [],
-        sketch=bottom_k_sketch(text, sh.sketch_size, sh.shingle_size),
+        sketch=sketch_of_hashes(hashes, sh.sketch_size),
         tf=tf,
         normalized_length=len(text),
     )

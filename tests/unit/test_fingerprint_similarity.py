@@ -118,3 +118,14 @@ def test_sketch_jaccard_estimates_shingle_overlap() -> None:
     assert sketch_jaccard(a, b) > 0.8
     assert sketch_jaccard(a, c) < 0.2
     assert sketch_jaccard(a, a) == 1.0 and sketch_jaccard(a, "") == 0.0
+
+
+def test_sketch_is_the_k_smallest_distinct_hashes_in_hex() -> None:
+    import numpy as np
+
+    from crawldedup.core.fingerprint import bottom_k_sketch, shingle_hashes
+
+    text = "网页爬虫判重需要指纹" * 30 + "and some english words too" * 5
+    expected = "".join(f"{int(x):016x}" for x in np.unique(shingle_hashes(text))[:16])
+    assert bottom_k_sketch(text, k=16) == expected
+    assert bottom_k_sketch("", k=16) == ""

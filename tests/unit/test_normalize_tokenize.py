@@ -61,3 +61,44 @@ def test_terms_cover_the_normalized_text(text: str) -> None:
 @given(st.text(), st.text(alphabet=" \t\n,.!?，。！？、；：\u3000"))
 def test_punctuation_and_whitespace_do_not_change_normalization(text: str, noise: str) -> None:
     assert normalize_text(noise + text + noise) == normalize_text(text)
+
+
+# Full-width ASCII forms, the ideographic space, CJK punctuation and combining marks:
+# the characters around which the fast paths could differ from the plain definitions.
+_TRICKY = st.text(
+    alphabet=st.one_of(
+        st.characters(min_codepoint=0xFF00, max_codepoint=0xFF65),
+        st.sampled_from(list("\u3000\u3001\u3002\u0301\u0308\u2026\u2460Ａa1 网页é")),
+        st.characters(),
+    )
+)
+
+
+@given(_TRICKY)
+def test_fold_equals_plain_nfkc_and_lower(text: str) -> None:
+    import unicodedata
+
+    assert fold(text) == unicodedata.normalize("NFKC", text).lower()
+
+
+@given(_TRICKY)
+def test_counted_terms_equal_the_seed_terms(text: str) -> None:
+    from collections import Counter
+
+    from crawldedup.core.tokenize import char_term_frequencies
+
+    folded = fold(text)
+    assert char_term_frequencies(folded) == dict(Counter(char_terms(folded)))
+
+
+@given(_TRICKY)
+def test_normalized_code_points_equal_the_regex(text: str) -> None:
+    from crawldedup.core.normalize import (
+        codepoints,
+        from_codepoints,
+        normalize_codepoints,
+        normalize_folded,
+    )
+
+    folded = fold(text)
+    assert from_codepoints(normalize_codepoints(codepoints(folded))) == normalize_folded(folded)
