@@ -11,8 +11,11 @@ import math
 from collections.abc import Mapping
 
 
-def cosine(a: Mapping[str, int], b: Mapping[str, int]) -> float:
-    """Cosine of two TF vectors; 0.0 when either is empty."""
+def cosine(a: Mapping[str, float], b: Mapping[str, float]) -> float:
+    """Cosine of two TF (or weighted) vectors; 0.0 when either is empty.
+
+    Components may be negative (seed 003's antonym atoms); the result is then in [-1, 1].
+    """
     if not a or not b:
         return 0.0
     if len(a) > len(b):
@@ -23,4 +26,4 @@ def cosine(a: Mapping[str, int], b: Mapping[str, int]) -> float:
     na = math.sqrt(sum(v * v for v in a.values()))
     nb = math.sqrt(sum(v * v for v in b.values()))
     # Rounding can push identical vectors a hair above 1.0.
-    return min(1.0, dot / (na * nb))
+    return max(-1.0, min(1.0, dot / (na * nb)))
