@@ -76,15 +76,33 @@ class CascadeConfig:
     # A duplicate is typed "partial" when one document holds this share of the other's
     # terms and is clearly longer (see crawldedup.core.duplicate_types).
     partial_containment: float = 0.9
+    # Vectors of the cascade's cosine: "tf" (seed 000's raw term frequencies) or
+    # "tag_tfidf" (seed 003's tf · idf · Twf, from the relevance stage's vectors).
+    cosine_weights: str = "tf"
+
+
+@dataclass(frozen=True)
+class RelevanceConfig:
+    # Topic relevance (seed 003): the semantic library file (YAML); "" turns it off.
+    library: str = ""
+    # How pages are scored: "semantic" (tag-weighted TF-IDF plus the library's atoms),
+    # "tag_tfidf" or "tfidf" (keywords only).
+    mode: str = "semantic"
+    # Links kept per topic and day in the crawl frontier.
+    max_links: int = 1000
 
 
 @dataclass(frozen=True)
 class BloomConfig:
     error_rate: float = 0.001
-    # Filters are sized for max(min_capacity, 1.25 × keys found in the store).
+    # A rule's filters are sized for max(min_capacity, 1.25 × keys found in the store),
+    # split evenly over its key ranges.
     min_capacity: int = 100_000
-    # Key-range splits scanned in parallel when the filters are rebuilt.
+    # Key ranges per rule: one filter and one scan task each.
     scan_splits: int = 4
+    # A rule whose filters together exceed this is not broadcast: the day's keys are
+    # partitioned by key range and each partition loads only its range's filter.
+    max_broadcast_bytes: int = 64 * 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -123,6 +141,7 @@ class Config:
     limits: LimitsConfig = field(default_factory=LimitsConfig)
     spark: SparkConfig = field(default_factory=SparkConfig)
     output: OutputConfig = field(default_factory=OutputConfig)
+    relevance: RelevanceConfig = field(default_factory=RelevanceConfig)
 
     def validate(self) -> Config:
         fp = self.fingerprint
@@ -144,11 +163,21 @@ class Config:
             0.0 < self.cascade.partial_containment <= 1.0,
             "cascade.partial_containment must be in (0, 1]",
         )
+        _check(
+            self.cascade.cosine_weights in ("tf", "tag_tfidf"),
+            "cascade.cosine_weights must be 'tf' or 'tag_tfidf'",
+        )
+        _check(
+            self.relevance.mode in ("semantic", "tag_tfidf", "tfidf"),
+            "relevance.mode must be 'semantic', 'tag_tfidf' or 'tfidf'",
+        )
+        _check(self.relevance.max_links >= 1, "relevance.max_links must be >= 1")
         unknown = [r for r in self.cascade.rules if r not in RULES]
         _check(not unknown, f"cascade.rules: unknown rule(s) {unknown}; known: {list(RULES)}")
         _check(0.0 < self.bloom.error_rate < 1.0, "bloom.error_rate must be in (0, 1)")
         _check(self.bloom.min_capacity >= 1, "bloom.min_capacity must be >= 1")
         _check(1 <= self.bloom.scan_splits <= 256, "bloom.scan_splits must be in 1..256")
+        _check(self.bloom.max_broadcast_bytes >= 0, "bloom.max_broadcast_bytes must be >= 0")
         lim = self.limits
         _check(lim.max_postings_per_key >= 1, "limits.max_postings_per_key must be >= 1")
         _check(lim.max_record_bytes >= 1, "limits.max_record_bytes must be >= 1")
@@ -191,6 +220,7 @@ _SECTIONS: dict[str, type[Any]] = {
     "limits": LimitsConfig,
     "spark": SparkConfig,
     "output": OutputConfig,
+    "relevance": RelevanceConfig,
 }
 
 

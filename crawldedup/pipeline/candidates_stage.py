@@ -1,6 +1,7 @@
 """Stage 3: candidate pairs.
 
-Earlier days: each key is probed in the broadcast Bloom filter of its rule; hits are
+Earlier days: each key is probed in the Bloom filter of its rule and key range
+(broadcast, or co-partitioned with the keys when too big to broadcast); hits are
 looked up in the store in batches (one multi-get per table per batch, a store
 connection per partition). Same day: documents sharing a key are paired with a
 Spark join, each with the earlier-fetched documents only. Per document and rule
@@ -10,14 +11,23 @@ at most ``limits.max_postings_per_key`` candidates are kept, the earliest.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
+from itertools import product
 from typing import Any
 
-from pyspark import Broadcast
+from pyspark import RDD
 from pyspark.sql import Column, DataFrame, Row, SparkSession, Window
 from pyspark.sql import functions as F
 
 from crawldedup.pipeline import schemas
-from crawldedup.pipeline.bloom_stage import load_filters
+from crawldedup.pipeline.bloom_stage import (
+    RangedFilters,
+    bloom_dir,
+    load_filters,
+    load_part,
+    partitioned_rules,
+    range_of,
+    read_manifest,
+)
 from crawldedup.pipeline.context import DayContext, timed
 from crawldedup.store import open_store
 from crawldedup.store.base import INDEX_TABLES
@@ -81,65 +91,74 @@ def same_day_pairs(ranked: DataFrame, cap: int, day: str) -> DataFrame:
 
 def _lookup_partition(
     rows: Iterable[Row],
-    filters: Broadcast[dict[str, Any]],
+    probe: Callable[[], dict[str, RangedFilters]],
     store_url: str,
     day: str,
     cap: int,
     batch_size: int,
     counters: dict[str, Any],
 ) -> Iterator[tuple[Any, ...]]:
-    """Probe, then multi-get the Bloom hits of a batch; yields LOOKUPS rows."""
-    bf = filters.value
+    """Probe a batch of keys in the Bloom filters (vectorized), multi-get the hits.
+
+    ``probe()`` gives this partition's filters by rule: the broadcast ones, or the one
+    range filter of a co-partitioned rule. Yields LOOKUPS rows.
+    """
+    filters = probe()
     store = None
     probes = hits = false_pos = 0
-    pending: dict[str, list[Row]] = {}
 
-    def flush(table_rows: dict[str, list[Row]]) -> Iterator[tuple[Any, ...]]:
+    def lookup(rule: str, batch: list[Row]) -> Iterator[tuple[Any, ...]]:
         nonlocal store, false_pos
         if store is None:
             store = open_store(store_url)
-        for rule, batch in table_rows.items():
-            found = store.get(INDEX_TABLES[rule], [r["key"] for r in batch])
-            for r in batch:
-                cells = found.get(r["key"])
-                if not cells:
-                    false_pos += 1
-                    continue
-                postings = []
-                for col, value in cells.items():
-                    cand_day, cand_fetched = parse_posting(value)
-                    if cand_day != day:
-                        postings.append((cand_fetched, posting_doc_id(col), cand_day))
-                yield (r["id"], r["fetched_at"], rule, r["key"], len(postings), None, None, None)
-                earlier = sorted(p for p in postings if p[2] < day and p[1] != r["id"])
-                for cand_fetched, cand_id, cand_day in earlier[:cap]:
-                    yield (
-                        r["id"],
-                        r["fetched_at"],
-                        rule,
-                        r["key"],
-                        len(postings),
-                        cand_id,
-                        cand_fetched,
-                        cand_day,
-                    )
+        found = store.get(INDEX_TABLES[rule], [r["key"] for r in batch])
+        for r in batch:
+            cells = found.get(r["key"])
+            if not cells:
+                false_pos += 1
+                continue
+            postings = []
+            for col, value in cells.items():
+                cand_day, cand_fetched = parse_posting(value)
+                if cand_day != day:
+                    postings.append((cand_fetched, posting_doc_id(col), cand_day))
+            yield (r["id"], r["fetched_at"], rule, r["key"], len(postings), None, None, None)
+            earlier = sorted(p for p in postings if p[2] < day and p[1] != r["id"])
+            for cand_fetched, cand_id, cand_day in earlier[:cap]:
+                yield (
+                    r["id"],
+                    r["fetched_at"],
+                    rule,
+                    r["key"],
+                    len(postings),
+                    cand_id,
+                    cand_fetched,
+                    cand_day,
+                )
+
+    def flush(batch: list[Row]) -> Iterator[tuple[Any, ...]]:
+        nonlocal probes, hits
+        by_rule: dict[str, list[Row]] = {}
+        for r in batch:
+            if r["rule"] in filters:
+                by_rule.setdefault(r["rule"], []).append(r)
+        for rule, rule_rows in by_rule.items():
+            found = filters[rule].contains([r["key"] for r in rule_rows])
+            hit_rows = [r for r, f in zip(rule_rows, found.tolist(), strict=True) if f]
+            probes += len(rule_rows)
+            hits += len(hit_rows)
+            if hit_rows:
+                yield from lookup(rule, hit_rows)
 
     try:
-        n_pending = 0
+        batch: list[Row] = []
         for r in rows:
-            f = bf.get(r["rule"])
-            if f is None:
-                continue
-            probes += 1
-            if r["key"] in f:
-                hits += 1
-                pending.setdefault(r["rule"], []).append(r)
-                n_pending += 1
-                if n_pending >= batch_size:
-                    yield from flush(pending)
-                    pending, n_pending = {}, 0
-        if pending:
-            yield from flush(pending)
+            batch.append(r)
+            if len(batch) >= batch_size:
+                yield from flush(batch)
+                batch = []
+        if batch:
+            yield from flush(batch)
     finally:
         counters["probes"].add(probes)
         counters["hits"].add(hits)
@@ -148,6 +167,58 @@ def _lookup_partition(
             counters["round_trips"].add(store.stats.round_trips)
             counters["rows_read"].add(store.stats.rows_read)
             store.close()
+
+
+def probe_earlier_days(
+    spark: SparkSession, ctx: DayContext, keys: DataFrame, counters: dict[str, Any]
+) -> tuple[RDD[tuple[Any, ...]], Callable[[], None]]:
+    """LOOKUPS rows of the day's keys against earlier days; and a cleanup callback.
+
+    Rules in ``broadcast`` mode probe a broadcast of their filters from any partition.
+    Rules in ``partitioned`` mode (filters above ``bloom.max_broadcast_bytes``) get
+    their keys shuffled so that partition i holds exactly key range i of one rule, and
+    each partition reads only that range's filter from the work folder.
+    """
+    cfg = ctx.cfg
+    store_url, day = ctx.store, ctx.day
+    cap, batch = cfg.limits.max_postings_per_key, cfg.limits.store_batch_size
+    sc = spark.sparkContext
+    big = partitioned_rules(ctx)
+    small = sc.broadcast(load_filters(ctx, "broadcast"))
+    small_keys = keys.filter(~F.col("rule").isin(big)) if big else keys
+    lookups = small_keys.rdd.mapPartitions(
+        lambda it: _lookup_partition(it, lambda: small.value, store_url, day, cap, batch, counters)
+    )
+    if big:
+        lows = read_manifest(ctx)["ranges"]
+        slots = {(rule, i): n for n, (rule, i) in enumerate(product(big, range(len(lows))))}
+        root = str(bloom_dir(ctx))
+        slot_of = {n: rs for rs, n in slots.items()}
+
+        def slot(r: Row) -> int:
+            return slots[(r["rule"], range_of(r["key"], lows))]
+
+        def probe_slot(n: int, it: Iterable[tuple[int, Row]]) -> Iterator[tuple[Any, ...]]:
+            rule, i = slot_of[n]
+            rows = (r for _, r in it)
+            return _lookup_partition(
+                rows,
+                lambda: {rule: load_part(root, rule, i, lows[i])},
+                store_url,
+                day,
+                cap,
+                batch,
+                counters,
+            )
+
+        routed = (
+            keys.filter(F.col("rule").isin(big))
+            .rdd.map(lambda r: (slot(r), r))
+            .partitionBy(len(slots), lambda n: n)
+            .mapPartitionsWithIndex(probe_slot)
+        )
+        lookups = lookups.union(routed)
+    return lookups, small.unpersist
 
 
 def earliest_per_rule(cands: DataFrame, cap: int) -> DataFrame:
@@ -171,15 +242,11 @@ def run(spark: SparkSession, ctx: DayContext) -> dict[str, Any]:
         docs = spark.read.parquet(ctx.path("docs"))
         rules = [r for r in cfg.cascade.rules if r in RULE_COLUMNS]
         keys = explode_keys(docs, rules)
-        filters = sc.broadcast(load_filters(ctx))
         counters = {
             n: sc.accumulator(0)
             for n in ("probes", "hits", "false_positives", "round_trips", "rows_read")
         }
-        store_url, day, batch = ctx.store, ctx.day, cfg.limits.store_batch_size
-        lookups = keys.rdd.mapPartitions(
-            lambda it: _lookup_partition(it, filters, store_url, day, cap, batch, counters)
-        )
+        lookups, release = probe_earlier_days(spark, ctx, keys, counters)
         spark.createDataFrame(lookups, schemas.LOOKUPS).write.mode("overwrite").parquet(
             ctx.path("lookups")
         )
@@ -201,6 +268,7 @@ def run(spark: SparkSession, ctx: DayContext) -> dict[str, Any]:
             "round_trips": counters["round_trips"].value,
             "rows_read": counters["rows_read"].value,
         }
-        filters.unpersist()
+        stats["bloom"]["partitioned_rules"] = partitioned_rules(ctx)
+        release()
     ctx.write_stats("candidates", stats)
     return stats

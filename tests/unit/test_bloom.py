@@ -36,3 +36,22 @@ def test_measured_false_positive_rate_is_near_the_target() -> None:
     rate = measured_false_positive_rate(bf, (f"out{i}" for i in range(50_000)))
     # At capacity the rate is about the target; 3× covers sampling noise.
     assert 0.0 < rate < 0.03
+
+
+def test_vectorized_add_and_probe_equal_pybloom_key_by_key() -> None:
+    from crawldedup.core.bloom import add_many, contains_many, new_filter
+
+    keys = [f"{i:032x}" for i in range(3000)] + ["网页", "", "x" * 500]
+    absent = [f"absent-{i}" for i in range(3000)]
+    # Small, medium and large sizings use xxh128, sha1..sha512 and 16/32-bit slices.
+    for capacity, error_rate in ((500, 0.3), (5000, 0.01), (40_000, 0.001), (5000, 1e-9)):
+        one_by_one = new_filter(capacity, error_rate)
+        for k in keys[:capacity]:
+            one_by_one.add(k, skip_check=True)
+        vectorized = new_filter(capacity, error_rate)
+        add_many(vectorized, keys[:capacity], chunk=700)
+        assert vectorized.bitarray == one_by_one.bitarray
+        assert vectorized.count == one_by_one.count
+        probe = keys[:capacity] + absent
+        assert contains_many(vectorized, probe).tolist() == [k in one_by_one for k in probe]
+    assert contains_many(new_filter(10, 0.1), []).tolist() == []
