@@ -91,7 +91,16 @@ def build_parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser("stage", help="run one stage of a day (the jobs/ entry points use this)")
     s.add_argument(
-        "name", choices=["fingerprint", "bloom", "candidates", "similarity", "publish", "report"]
+        "name",
+        choices=[
+            "fingerprint",
+            "relevance",
+            "bloom",
+            "candidates",
+            "similarity",
+            "publish",
+            "report",
+        ],
     )
     s.add_argument("--date", required=True, type=_day)
     s.add_argument("--input", type=Path, default=None)
@@ -115,6 +124,14 @@ def build_parser() -> argparse.ArgumentParser:
     mi.add_argument("--date", required=True, type=_day)
     mi.add_argument("--min-pairs", type=int, default=2)
     common(mi)
+
+    rv = sub.add_parser(
+        "relevance", help="day D's most relevant pages and top frontier links for a topic"
+    )
+    rv.add_argument("--date", required=True, type=_day)
+    rv.add_argument("--topic", required=True)
+    rv.add_argument("--top", type=int, default=10)
+    common(rv)
 
     sm = sub.add_parser("sample", help="write a sample crawl that knows its truth")
     sm.add_argument("--out", required=True, type=Path)
@@ -162,13 +179,17 @@ def _check_input(path: Path) -> Path:
 
 def cmd_run(args: argparse.Namespace, cfg: Config) -> int:
     from crawldedup.pipeline.spark import build_session
-    from crawldedup.pipeline.stages import run_day
+    from crawldedup.pipeline.stages import day_stages, run_day
 
     ctx = _context(args, cfg, args.date, _check_input(args.input))
+    if cfg.relevance.library:
+        from crawldedup.relevance.library import load_library
+
+        load_library(cfg.relevance.library)  # a bad library exits 2 before Spark starts
     _progress(f"[{ctx.day}] starting Spark ({cfg.spark.master}), store {ctx.store}")
     spark = build_session(cfg, "crawldedup-run")
     try:
-        report = run_day(spark, ctx, _progress)
+        report = run_day(spark, ctx, _progress, stages=day_stages(cfg))
     finally:
         spark.stop()
     _print_report_summary(report)
@@ -179,9 +200,9 @@ def cmd_stage(args: argparse.Namespace, cfg: Config) -> int:
     from crawldedup.pipeline.spark import build_session
     from crawldedup.pipeline.stages import run_day
 
-    if args.name == "fingerprint":
+    if args.name in ("fingerprint", "relevance"):
         if args.input is None:
-            raise UsageError("crawldedup: the fingerprint stage needs --input")
+            raise UsageError(f"crawldedup: the {args.name} stage needs --input")
         args.input = _check_input(args.input)
     ctx = _context(args, cfg, args.date, args.input)
     if args.name == "report":
@@ -246,6 +267,24 @@ def cmd_mirrors(args: argparse.Namespace, cfg: Config) -> int:
     return 0
 
 
+def cmd_relevance(args: argparse.Namespace, cfg: Config) -> int:
+    from crawldedup.relevance.views import top_links, top_pages
+    from crawldedup.store import open_store
+
+    if args.top < 1:
+        raise UsageError("crawldedup: --top must be >= 1")
+    ctx = _context(args, cfg, args.date, None)
+    with open_store(ctx.store) as store:
+        pages = top_pages(store, ctx.day, args.topic, args.top)
+        links = top_links(store, ctx.day, args.topic, args.top)
+    if not pages:
+        print(f"crawldedup: no relevance scores for {args.topic!r} on {ctx.day}", file=sys.stderr)
+        return 1
+    for line in pages + links:
+        print(json.dumps(line, ensure_ascii=False))
+    return 0
+
+
 def cmd_sample(args: argparse.Namespace) -> int:
     from crawldedup.sample import generate_sample
 
@@ -300,6 +339,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             "report": cmd_report,
             "groups": cmd_groups,
             "mirrors": cmd_mirrors,
+            "relevance": cmd_relevance,
             "demo": cmd_demo,
         }[args.command]
         code = handler(args, cfg)

@@ -9,11 +9,13 @@ from typing import Any
 
 from pyspark.sql import SparkSession
 
+from crawldedup.config import Config
 from crawldedup.pipeline import (
     bloom_stage,
     candidates_stage,
     fingerprint_stage,
     publish_stage,
+    relevance_stage,
     report_stage,
     similarity_stage,
 )
@@ -31,6 +33,16 @@ RUNNERS: dict[str, StageFn] = {
     "report": report_stage.run,
 }
 assert tuple(RUNNERS) == STAGES
+# Optional (seed 003): after fingerprint, when a topic library or tag-weighted cascade
+# vectors are configured; see day_stages.
+RUNNERS["relevance"] = relevance_stage.run
+
+
+def day_stages(cfg: Config) -> tuple[str, ...]:
+    """The stages of ``crawldedup run``: relevance right after fingerprint when enabled."""
+    if not relevance_stage.enabled(cfg):
+        return STAGES
+    return (STAGES[0], "relevance", *STAGES[1:])
 
 
 _PY_ERROR = re.compile(r"^([A-Za-z_][\w.]*(?:Error|Exception|Exists|Failed|Interrupt)): (.*)$")
@@ -75,6 +87,12 @@ def summarize(stage: str, stats: dict[str, Any]) -> str:
         dup = sum(n for r, n in v.items() if r != "unique")
         pairs = stats.get("pairs_scored", 0)
         return f"{pairs} pairs scored, {dup} duplicates, {v.get('unique', 0)} unique"
+    if stage == "relevance":
+        if "skipped" in stats:
+            return f"skipped: {stats['skipped']}"
+        kept = sum(t.get("relevant", 0) for t in stats.get("topics", {}).values())
+        links = sum(t.get("links", 0) for t in stats.get("topics", {}).values())
+        return f"{stats.get('pages', 0)} pages, {kept} relevant (page, topic), {links} links"
     if stage == "publish":
         if stats.get("dry_run"):
             return "dry run: nothing written"

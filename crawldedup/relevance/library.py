@@ -31,14 +31,16 @@ from typing import Any
 
 import yaml
 
+from crawldedup.config import ConfigError
+
 TOPIC_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 _TOPIC_KEYS = {"threshold", "keywords", "synonyms", "antonyms"}
 _ATOM_KEYS = {"pattern", "weight"}
 _KEYWORD_KEYS = {"word", "weight"}
 
 
-class LibraryError(ValueError):
-    """An invalid library file: ``path:line: reason``."""
+class LibraryError(ConfigError):
+    """An invalid library file: ``path:line: reason`` (bad configuration: exit 2)."""
 
 
 @dataclass(frozen=True)

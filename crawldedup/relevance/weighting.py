@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
 from crawldedup.core.normalize import fold
@@ -146,4 +146,66 @@ def keyword_vector(
     for word, weight in keywords:
         for term in tokenize(fold(word)):
             out[term] = out.get(term, 0.0) + weight
+    return out
+
+
+MASKS = {p: 1 << i for i, p in enumerate(TAG_WEIGHTS)}
+
+
+def positions_mask(positions: Iterable[str]) -> int:
+    """Positions as a bit mask (compact in Parquet and JSON)."""
+    return sum(MASKS[p] for p in set(positions))
+
+
+def mask_positions(mask: int) -> set[str]:
+    return {p for p, bit in MASKS.items() if mask & bit}
+
+
+def stats_to_json(stats: TermStats) -> dict[str, object]:
+    return {
+        "p": list(stats.present),
+        "t": {t: [c, positions_mask(stats.positions[t])] for t, c in stats.counts.items()},
+        "a": {
+            k: [c, positions_mask(stats.atom_positions[k])] for k, c in stats.atom_counts.items()
+        },
+    }
+
+
+def stats_from_json(data: Mapping[str, object]) -> TermStats:
+    terms = data["t"]
+    atoms = data["a"]
+    present = data["p"]
+    assert isinstance(terms, dict) and isinstance(atoms, dict) and isinstance(present, list)
+    stats = TermStats(present=tuple(present))
+    for t, (c, m) in terms.items():
+        stats.counts[t] = c
+        stats.positions[t] = mask_positions(m)
+    for k, (c, m) in atoms.items():
+        stats.atom_counts[k] = c
+        stats.atom_positions[k] = mask_positions(m)
+    return stats
+
+
+def cascade_term_key(term: str) -> str:
+    return f"c|{term}"
+
+
+def cascade_vector(
+    tf: Mapping[str, int],
+    term_positions: Mapping[str, set[str]],
+    present: Iterable[str],
+    n_docs: int,
+    df: Df,
+) -> dict[str, float]:
+    """The dedup cascade's terms weighted as seed 003 does: tf · Twf · log(N / n + 0.01).
+
+    ``tf`` is the fingerprint's raw term-frequency vector (seed 000's terms); a term the
+    page's positions do not hold (extraction changed it) keeps Twf = 1.
+    """
+    present = tuple(present)
+    out = {}
+    for term, count in tf.items():
+        where = term_positions.get(term)
+        weight = twf(where, present) if where else 1.0
+        out[term] = count * weight * idf(n_docs, df(cascade_term_key(term)))
     return out

@@ -31,6 +31,15 @@ TABLES: dict[str, tuple[str, ...]] = {
     "groups": ("d",),
     # Per-day run records (report): row = "YYYY-MM-DD".
     "days": ("r",),
+    # Topic relevance (seed 003). Document frequencies: row = "w|word", "c|term" or
+    # "a|topic|atom", plus "#docs"; one cell per day ("d:YYYY-MM-DD" = count).
+    "rel_df": ("d",),
+    # Scores: row = "YYYY-MM-DD|topic|doc id".
+    "rel_scores": ("s",),
+    # The crawl frontier: row = "YYYY-MM-DD|topic|rank (8 digits)".
+    "rel_links": ("l",),
+    # Tag-weighted TF-IDF vectors of the cascade terms: row = doc id.
+    "rel_docs": ("v",),
 }
 
 INDEX_TABLES: dict[str, str] = {
