@@ -115,6 +115,9 @@ class LimitsConfig:
     max_postings_per_key: int = 32
     max_record_bytes: int = 1_000_000
     store_batch_size: int = 500
+    # Duplicate edges of a day up to this count are grouped by union-find on the
+    # driver; above it, by connected components in Spark (nothing collected).
+    max_driver_edges: int = 1_000_000
 
 
 @dataclass(frozen=True)
@@ -182,6 +185,7 @@ class Config:
         _check(lim.max_postings_per_key >= 1, "limits.max_postings_per_key must be >= 1")
         _check(lim.max_record_bytes >= 1, "limits.max_record_bytes must be >= 1")
         _check(lim.store_batch_size >= 1, "limits.store_batch_size must be >= 1")
+        _check(lim.max_driver_edges >= 0, "limits.max_driver_edges must be >= 0")
         _check(
             self.output.delete_list in ("", "jsonl", "parquet"),
             "output.delete_list must be '', 'jsonl' or 'parquet'",

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Iterator
-from typing import Any
+from typing import Any, TypeVar
 
 from pyspark.sql import DataFrame, Row, SparkSession
 from pyspark.sql import functions as F
@@ -20,6 +20,7 @@ from pyspark.sql.types import StringType, StructField, StructType
 
 from crawldedup.core.grouping import groups
 from crawldedup.pipeline.candidates_stage import RULE_COLUMNS, explode_keys, rank_within_day
+from crawldedup.pipeline.components import connected_components
 from crawldedup.pipeline.context import DayContext, timed
 from crawldedup.store import Store, open_store
 from crawldedup.store.base import INDEX_TABLES
@@ -31,28 +32,40 @@ from crawldedup.store.schema import (
     verdict_row_key,
 )
 
+T = TypeVar("T")
+
 GROUPS = StructType(
     [StructField("id", StringType(), False), StructField("group", StringType(), False)]
 )
 
 
+CANON_CELLS = StructType(
+    [
+        StructField("id", StringType(), False),
+        StructField("day", StringType(), False),
+        StructField("fetched_at", StringType(), False),
+    ]
+)
+
+
 def resolve_groups(
     spark: SparkSession, ctx: DayContext, docs: DataFrame, decisions: DataFrame
-) -> tuple[DataFrame, dict[str, dict[str, bytes]]]:
-    """(id, group) for the day's duplicates, by union-find on the driver, and the
-    membership cells of earlier days' canonicals that gained members today.
+) -> tuple[DataFrame, DataFrame]:
+    """(id, group) for the day's duplicates, and (id, day, fetched_at) of the earlier
+    days' canonicals that gained members today (they get a membership cell).
 
-    Only duplicate edges travel to the driver (two ids each), never the day's documents.
+    Up to ``limits.max_driver_edges`` duplicate edges, union-find on the driver (only
+    the edges travel, two ids each); above, connected components in Spark.
     """
-    edges = [
-        (r["id"], r["duplicate_of"])
-        for r in decisions.filter(F.col("verdict") == "duplicate")
-        .select("id", "duplicate_of")
-        .collect()
-    ]
-    canon_cells: dict[str, dict[str, bytes]] = {}
+    dups = decisions.filter(F.col("verdict") == "duplicate").select(
+        "id", F.col("duplicate_of").alias("target")
+    )
+    if dups.count() > ctx.cfg.limits.max_driver_edges:
+        return _resolve_groups_in_spark(spark, ctx, docs, dups)
+    edges = [(r["id"], r["target"]) for r in dups.collect()]
+    canon_cells: list[tuple[str, str, str]] = []
     if not edges:
-        return spark.createDataFrame([], GROUPS), canon_cells
+        return spark.createDataFrame([], GROUPS), spark.createDataFrame([], CANON_CELLS)
     involved = {a for a, _ in edges} | {b for _, b in edges}
     order: dict[str, tuple[str, str]] = {}
     today = docs.select("id", "fetched_at").join(
@@ -60,30 +73,123 @@ def resolve_groups(
     )
     for r in today.collect():
         order[r["id"]] = (r["fetched_at"], r["id"])
-    earlier = sorted(involved - order.keys())
     all_edges = list(edges)
+    earlier = sorted(involved - order.keys())
     if earlier:
         with open_store(ctx.store) as store:
-            found = store.get("docs", earlier, columns=["m:group", "m:fetched_at"])
-            canon = sorted(
-                {(found.get(t, {}).get("m:group") or t.encode()).decode() for t in earlier}
-            )
-            canon_rows = store.get("docs", canon, columns=["m:fetched_at", "m:day"])
-        for t in earlier:
-            row = found.get(t, {})
-            order[t] = ((row.get("m:fetched_at") or b"").decode(), t)
-            g = (row.get("m:group") or t.encode()).decode()
-            if g != t:
-                all_edges.append((t, g))
-        for g in canon:
-            row = canon_rows.get(g, {})
-            fetched = (row.get("m:fetched_at") or b"").decode()
-            order.setdefault(g, (fetched, g))
-            if row:
-                day = (row.get("m:day") or b"").decode()
-                canon_cells[g] = {posting_column(g): posting_value(day, fetched)}
+            for t, t_fetched, g, g_fetched, g_day in _earlier_groups(store, earlier):
+                order[t] = (t_fetched, t)
+                order.setdefault(g, (g_fetched, g))
+                if g != t:
+                    all_edges.append((t, g))
+                if g_day is not None:
+                    canon_cells.append((g, g_day, g_fetched))
     mapping = groups({a for a, _ in edges}, all_edges, order)
-    return spark.createDataFrame(sorted(mapping.items()), GROUPS), canon_cells
+    return (
+        spark.createDataFrame(sorted(mapping.items()), GROUPS),
+        spark.createDataFrame(sorted(set(canon_cells)), CANON_CELLS),
+    )
+
+
+def _earlier_groups(
+    store: Store, targets: list[str]
+) -> Iterator[tuple[str, str, str, str, str | None]]:
+    """(target, its fetched_at, its group, the group's fetched_at, the group's day or
+    None when the group has no document row) for targets of earlier days."""
+    found = store.get("docs", targets, columns=["m:group", "m:fetched_at"])
+    group_of = {t: (found.get(t, {}).get("m:group") or t.encode()).decode() for t in targets}
+    canon_rows = store.get(
+        "docs", sorted(set(group_of.values())), columns=["m:fetched_at", "m:day"]
+    )
+    for t in targets:
+        g = group_of[t]
+        row = canon_rows.get(g, {})
+        yield (
+            t,
+            (found.get(t, {}).get("m:fetched_at") or b"").decode(),
+            g,
+            (row.get("m:fetched_at") or b"").decode(),
+            (row.get("m:day") or b"").decode() if row else None,
+        )
+
+
+EARLIER = StructType(
+    [
+        StructField("t", StringType(), False),
+        StructField("t_fetched", StringType(), False),
+        StructField("g", StringType(), False),
+        StructField("g_fetched", StringType(), False),
+        StructField("g_day", StringType(), True),
+    ]
+)
+
+
+def _resolve_groups_in_spark(
+    spark: SparkSession, ctx: DayContext, docs: DataFrame, dups: DataFrame
+) -> tuple[DataFrame, DataFrame]:
+    """:func:`resolve_groups` with nothing collected: store lookups in the executors,
+    then :func:`connected_components`."""
+    store_url, batch = ctx.store, ctx.cfg.limits.store_batch_size
+    today = docs.select("id", "fetched_at")
+    targets = dups.select(F.col("target").alias("id")).distinct().join(today, "id", "left_anti")
+
+    def lookup(rows: Iterable[Row]) -> Iterator[tuple[str, str, str, str, str | None]]:
+        with open_store(store_url) as store:
+            for chunk in in_batches((r["id"] for r in rows), batch):
+                yield from _earlier_groups(store, chunk)
+
+    earlier = spark.createDataFrame(targets.rdd.mapPartitions(lookup), EARLIER)
+    earlier.write.mode("overwrite").parquet(ctx.path("groups_earlier"))
+    earlier = spark.read.parquet(ctx.path("groups_earlier"))
+    edges = dups.select(F.col("id").alias("a"), F.col("target").alias("b")).unionByName(
+        earlier.filter(F.col("t") != F.col("g")).select(
+            F.col("t").alias("a"), F.col("g").alias("b")
+        )
+    )
+    vertices = dups.select("id").unionByName(dups.select(F.col("target").alias("id"))).distinct()
+    order = (
+        vertices.join(today, "id")
+        .unionByName(earlier.select(F.col("t").alias("id"), F.col("t_fetched").alias("fetched_at")))
+        .unionByName(earlier.select(F.col("g").alias("id"), F.col("g_fetched").alias("fetched_at")))
+        .dropDuplicates(["id"])
+    )
+    labels = connected_components(spark, edges, order, ctx.path("components"))
+    group_map = dups.select("id").join(labels, "id")
+    canon = (
+        earlier.filter(F.col("g_day").isNotNull())
+        .select(
+            F.col("g").alias("id"),
+            F.col("g_day").alias("day"),
+            F.col("g_fetched").alias("fetched_at"),
+        )
+        .distinct()
+    )
+    return group_map, canon
+
+
+def in_batches(items: Iterable[T], size: int) -> Iterator[list[T]]:
+    """Consecutive lists of at most ``size`` items."""
+    batch: list[T] = []
+    for x in items:
+        batch.append(x)
+        if len(batch) >= size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
+
+
+def _write_canon_cells(rows: Iterable[Row], store_url: str, batch_size: int) -> Iterator[int]:
+    with open_store(store_url) as store:
+        for chunk in in_batches(rows, batch_size):
+            store.put(
+                "groups",
+                {
+                    r["id"]: {posting_column(r["id"]): posting_value(r["day"], r["fetched_at"])}
+                    for r in chunk
+                },
+            )
+        yield store.stats.round_trips
 
 
 def _retract_partition(
@@ -278,6 +384,7 @@ def run(spark: SparkSession, ctx: DayContext) -> dict[str, Any]:
         docs = spark.read.parquet(ctx.path("docs"))
         decisions = spark.read.parquet(ctx.path("decisions"))
         group_map, canon_cells = resolve_groups(spark, ctx, docs, decisions)
+        canon_cells.write.mode("overwrite").parquet(ctx.path("canon_cells"))
         group_map.write.mode("overwrite").parquet(ctx.path("groups"))
         group_map = spark.read.parquet(ctx.path("groups"))
         # The canonical of a group gets a membership cell too, so a group row lists all
@@ -304,8 +411,8 @@ def run(spark: SparkSession, ctx: DayContext) -> dict[str, Any]:
         doc_stats = full.rdd.mapPartitions(
             lambda it: _write_docs(it, store_url, day, batch)
         ).collect()
-        with open_store(store_url) as store:
-            store.put("groups", canon_cells)
+        canon_rows = spark.read.parquet(ctx.path("canon_cells"))
+        canon_rows.rdd.mapPartitions(lambda it: _write_canon_cells(it, store_url, batch)).collect()
         stats["store"] = _sum_stats(post_stats + doc_stats)
         if cfg.output.delete_list:
             stats["delete_list"] = write_delete_list(ctx, full)

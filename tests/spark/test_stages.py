@@ -407,3 +407,39 @@ def test_mirrors_groups_across_days_and_delete_list(
     ]
     assert sorted(d["id"] for d in deletions) == ["m0", "m1", "m2", "r0"]
     assert {d["group"] for d in deletions} == {"o0", "o1", "o2"}
+
+
+def test_partitioned_bloom_and_spark_components_give_the_same_results(
+    spark: Any, tmp_path: Path, cfg: Config
+) -> None:
+    """The scale-out paths, forced with tiny caps, against the default ones."""
+    days = {
+        "2026-11-01": [
+            rec("orig", ARTICLE, "2026-11-01T01:00:00Z", "网页判重方法"),
+            rec("other", OTHER, "2026-11-01T02:00:00Z", "另一篇"),
+        ],
+        "2026-11-02": [
+            rec("copy", ARTICLE + "版权所有，转载请注明出处。", "2026-11-02T01:00:00Z", "乙"),
+            rec("copy2", "转载：" + ARTICLE + "版权所有，转载请注明出处。", "2026-11-02T02:00:00Z"),
+            rec("again", OTHER, "2026-11-02T03:00:00Z", "另一篇"),
+            rec("new", ARTICLE[:40] + OTHER, "2026-11-02T04:00:00Z", "丙"),
+        ],
+    }
+    forced = cfg.replace(**{"bloom.max_broadcast_bytes": 0, "limits.max_driver_edges": 0})
+    results = []
+    for name, c in (("default", cfg), ("forced", forced)):
+        home = tmp_path / name
+        for day, records in days.items():
+            d = write_day(tmp_path / f"in-{name}", day, records)
+            ctx = DayContext(day=day, home=home, cfg=c, input_dir=d)
+            report = run_all(spark, ctx)
+        with open_store(ctx.store) as store:
+            tables = {t: list(store.scan(t)) for t in ("groups", "verdicts", "docs")}
+        bloom = json.loads((ctx.work / "stats" / "candidates.json").read_text())["bloom"]
+        results.append((verdicts(ctx), tables, report["duplicates"], bloom))
+    (v_default, t_default, d_default, b_default), (v_forced, t_forced, d_forced, b_forced) = results
+    assert b_default["partitioned_rules"] == [] and len(b_forced["partitioned_rules"]) == 5
+    assert b_forced["hits"] >= 1  # earlier-day keys really went through the partitioned path
+    assert v_forced == v_default and t_forced == t_default and d_forced == d_default
+    assert v_default["copy"]["group"] == "orig" and v_default["copy2"]["group"] == "orig"
+    assert v_default["again"]["duplicate_of"] == "other"
