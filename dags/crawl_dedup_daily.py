@@ -6,6 +6,11 @@ copy seen on that day or any earlier day, and grouped under it (see the project 
 
 `wait_for_crawl` → `fingerprint` → `bloom` → `candidates` → `similarity` → `publish` → `report`
 
+Topic relevance (seed 003) branches off after `fingerprint`: `relevance_enabled` →
+`relevance`, in parallel with the dedup chain. With an empty `topics_library` param both
+are skipped; otherwise `relevance` scores the day's pages against the library's topics and
+writes the ranked crawl frontier (`crawldedup relevance --date D --topic T` prints it).
+
 The five Spark stages are `spark-submit jobs/<stage>.py` through the `spark_default`
 connection (master `local[*]` by default); `report` runs in Python and applies the
 data-quality gate. Intermediates live in `{home}/work/dt={day}/`.
@@ -41,13 +46,15 @@ recomputed):
 **Params**: `threshold`, `rules`, `dry_run` (computes verdicts, writes nothing to the store),
 `force_bloom_rebuild` (no effect today: the `bloom` stage always rebuilds the filters from
 the index tables), `input_root`, `home`, `store`, `wait_for`, and the gate's
-`max_quarantined_share`, `duplicate_rate_tolerance`, `trailing_days`.
+`max_quarantined_share`, `duplicate_rate_tolerance`, `trailing_days`. `topics_library`: the
+semantic library of the relevance stage (above).
 
 Deployment knobs (environment of the DAG processor and workers): `CRAWLDEDUP_SCHEDULE`
 (cron, default `0 3 * * *`), `CRAWLDEDUP_CATCHUP`, `CRAWLDEDUP_INPUT_ROOT` and
 `CRAWLDEDUP_HOME` (param defaults), `CRAWLDEDUP_JOBS_DIR`, `CRAWLDEDUP_OWNER`,
 `CRAWLDEDUP_RETRIES`, `CRAWLDEDUP_RETRY_DELAY_S`, `CRAWLDEDUP_SENSOR_POKE_S`,
-`CRAWLDEDUP_SENSOR_TIMEOUT_H`, `CRAWLDEDUP_SPARK_DRIVER_MEMORY`.
+`CRAWLDEDUP_SENSOR_TIMEOUT_H`, `CRAWLDEDUP_SPARK_DRIVER_MEMORY`,
+`CRAWLDEDUP_TOPICS_LIBRARY` (the `topics_library` default).
 """
 
 from __future__ import annotations
@@ -61,7 +68,7 @@ from typing import Any
 from airflow.providers.apache.spark.operators.spark_submit import SparkSubmitOperator
 from airflow.sdk import DAG, CronDataIntervalTimetable, Param, chain, task
 
-from crawldedup_airflow.day import RULES, SPARK_STAGES, WAIT_FOR, stage_args
+from crawldedup_airflow.day import RELEVANCE_STAGE, RULES, SPARK_STAGES, WAIT_FOR, stage_args
 from crawldedup_airflow.sensors import CrawlDaySensor
 
 # Deployment settings come from the environment: cheap to read while parsing, unlike
@@ -184,6 +191,14 @@ PARAMS = {
         },
         section="Locations",
     ),
+    "topics_library": Param(
+        _ENV.get("CRAWLDEDUP_TOPICS_LIBRARY", ""),
+        type="string",
+        title="Topic library",
+        description="Semantic library (YAML) on the workers for the relevance stage "
+        "(relevance.library). Empty: relevance is skipped.",
+        section="Relevance",
+    ),
     "max_quarantined_share": Param(
         0.10,
         type="number",
@@ -226,6 +241,9 @@ STAGE_DOCS = {
     "`threshold`).",
     "publish": "Writes verdicts, groups, document rows and capped postings; replaces the "
     "day's earlier results. Writes nothing with `dry_run`.",
+    RELEVANCE_STAGE: "Scores every page of the day against the `topics_library` topics "
+    "(tag-weighted TF-IDF and the semantic library, seed 003), updates the document "
+    "frequencies, writes scores and the ranked crawl frontier (store and Parquet).",
 }
 
 with DAG(
@@ -264,8 +282,8 @@ with DAG(
         "data file); then resolves the day, home and store URL into its XCom.",
     )
 
-    stages = [
-        SparkSubmitOperator(
+    def spark_stage(stage: str) -> SparkSubmitOperator:
+        return SparkSubmitOperator(
             task_id=stage,
             conn_id="spark_default",
             application=str(JOBS_DIR / f"{stage}.py"),
@@ -279,8 +297,18 @@ with DAG(
             execution_timeout=timedelta(hours=4),
             doc_md=STAGE_DOCS[stage],
         )
-        for stage in SPARK_STAGES
-    ]
+
+    stages = [spark_stage(stage) for stage in SPARK_STAGES]
+
+    @task.short_circuit(
+        task_id="relevance_enabled",
+        doc_md="Skips the relevance stage (cleanly: state skipped) when the `topics_library` "
+        "param is empty.",
+    )
+    def relevance_enabled(**context: Any) -> bool:
+        return bool(context["params"].get("topics_library"))
+
+    stages[0] >> relevance_enabled() >> spark_stage(RELEVANCE_STAGE)
 
     @task(
         task_id="report",

@@ -17,12 +17,16 @@ from crawldedup.config import RULES
 SPARK_STAGES: tuple[str, ...] = ("fingerprint", "bloom", "candidates", "similarity", "publish")
 """The stages submitted with spark-submit, in order; ``report`` runs as a Python task."""
 
+RELEVANCE_STAGE = "relevance"
+"""The optional topic-relevance stage (seed 003): after fingerprint, beside the dedup chain."""
+
 WAIT_FOR: tuple[str, ...] = ("success_marker", "data_files")
 """What makes a crawl folder ready: the crawler's ``_SUCCESS`` marker, or any data file."""
 
 SUCCESS_MARKER = "_SUCCESS"
 
 __all__ = [
+    "RELEVANCE_STAGE",
     "RULES",
     "SPARK_STAGES",
     "SUCCESS_MARKER",
@@ -92,8 +96,8 @@ def stage_args(stage: str, params: Mapping[str, Any], run: Mapping[str, Any]) ->
     run's params. Every stage gets the same overrides so that each one, and the report,
     sees the configuration the run was triggered with.
     """
-    if stage not in SPARK_STAGES:
-        raise RunSetupError(f"stage {stage!r} unknown; known: {list(SPARK_STAGES)}")
+    if stage not in (*SPARK_STAGES, RELEVANCE_STAGE):
+        raise RunSetupError(f"stage {stage!r} unknown; known: {[*SPARK_STAGES, RELEVANCE_STAGE]}")
     args = [
         "--date",
         str(run["crawl_date"]),
@@ -107,8 +111,10 @@ def stage_args(stage: str, params: Mapping[str, Any], run: Mapping[str, Any]) ->
         "--set",
         f"cascade.rules={json.dumps(list(params['rules']))}",
     ]
-    if stage == "fingerprint":
+    if stage in ("fingerprint", RELEVANCE_STAGE):
         args += ["--input", str(run["input"])]
+    if stage == RELEVANCE_STAGE and params.get("topics_library"):
+        args += ["--set", f"relevance.library={json.dumps(str(params['topics_library']))}"]
     if params.get("dry_run"):
         args.append("--dry-run")
     return args

@@ -139,16 +139,22 @@ def test_dag_settings(parsed: dict[str, Any]) -> None:
         "max_quarantined_share",
         "duplicate_rate_tolerance",
         "trailing_days",
+        "topics_library",
     }
     assert dag["params"]["threshold"] == 0.9
     assert dag["params"]["store"] == ""
+    assert dag["params"]["topics_library"] == ""
 
 
 def test_exact_task_edges(parsed: dict[str, Any]) -> None:
     edges = {(a, b) for a, t in parsed["tasks"].items() for b in t["downstream"]}
     chain = ["wait_for_crawl", *SPARK_STAGES, "report"]
-    assert edges == set(itertools.pairwise(chain))
+    # Topic relevance branches off after fingerprint, beside the dedup chain, and ends there.
+    branch = ["fingerprint", "relevance_enabled", "relevance"]
+    assert edges == set(itertools.pairwise(chain)) | set(itertools.pairwise(branch))
     types = {k: t["type"] for k, t in parsed["tasks"].items()}
+    assert types["relevance_enabled"] == "_ShortCircuitDecoratedOperator"
+    assert types["relevance"] == "SparkSubmitOperator"
     assert types["wait_for_crawl"] == "CrawlDaySensor"
     assert parsed["tasks"]["wait_for_crawl"]["mode"] == "reschedule"
     assert {types[s] for s in SPARK_STAGES} == {"SparkSubmitOperator"}
@@ -174,6 +180,17 @@ def test_spark_tasks_submit_the_jobs_with_the_rendered_day_and_params(
         ]
         assert "cascade.threshold=0.85" in args and args[-1] == "--dry-run"
         assert ("--input" in args) == (stage == "fingerprint")
+
+
+def test_relevance_task_submits_its_job_with_the_input(parsed: dict[str, Any]) -> None:
+    t = parsed["tasks"]["relevance"]
+    assert t["conn_id"] == "spark_default"
+    assert t["application"] == str(ROOT / "jobs" / "relevance.py")
+    args = parsed["rendered"]["relevance"]
+    assert args[:2] == ["--date", "2026-11-02"]
+    assert args[args.index("--input") + 1] == "/c/dt=2026-11-02"
+    # The default (empty) library adds no setting: the short-circuit skips the task anyway.
+    assert not any(a.startswith("relevance.library=") for a in args)
 
 
 def test_trigger_form_rejects_bad_params(parsed: dict[str, Any]) -> None:

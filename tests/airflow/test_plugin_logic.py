@@ -96,6 +96,15 @@ def test_stage_args_carry_the_day_the_store_and_the_params() -> None:
     with pytest.raises(RunSetupError):
         stage_args("report", PARAMS, RUN)  # not a spark-submit stage
     assert SPARK_STAGES == ("fingerprint", "bloom", "candidates", "similarity", "publish")
+    relevance = stage_args("relevance", {**PARAMS, "topics_library": "/etc/topics.yaml"}, RUN)
+    assert relevance == [
+        *common,
+        "--input",
+        "/crawl/dt=2026-11-02",
+        "--set",
+        'relevance.library="/etc/topics.yaml"',
+    ]
+    assert stage_args("relevance", PARAMS, RUN) == [*common, "--input", "/crawl/dt=2026-11-02"]
 
 
 def test_stage_args_parse_with_the_real_cli() -> None:
@@ -108,6 +117,9 @@ def test_stage_args_parse_with_the_real_cli() -> None:
     assert cfg.cascade.threshold == 0.85
     assert cfg.cascade.rules == RULES
     assert cfg.store_url == RUN["store"]
+    params = {**PARAMS, "topics_library": "/etc/topics.yaml"}
+    rel = build_parser().parse_args(["stage", "relevance", *stage_args("relevance", params, RUN)])
+    assert _config(rel).relevance.library == "/etc/topics.yaml"
 
 
 def test_hbase_store_url_from_connection_fields() -> None:
