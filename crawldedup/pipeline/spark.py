@@ -20,26 +20,29 @@ def build_session(
     # Executors must run the same interpreter as the driver (the project's venv).
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
-    java_opts = f"-Dlog4j2.configurationFile={_LOG4J}"
+    # Imported from the --py-files zip (spark-submit to a cluster) the file is inside the
+    # zip, which log4j cannot read: then Spark's default logging stays.
+    java_opts = f"-Dlog4j2.configurationFile={_LOG4J}" if _LOG4J.is_file() else ""
     builder = (
         SparkSession.builder.appName(app_name)
         .config("spark.sql.shuffle.partitions", str(cfg.spark.shuffle_partitions))
         .config("spark.ui.enabled", "false")
         .config("spark.ui.showConsoleProgress", "false")
         .config("spark.sql.adaptive.enabled", "true")
-        .config("spark.driver.extraJavaOptions", java_opts)
-        .config("spark.executor.extraJavaOptions", java_opts)
         .config("spark.sql.session.timeZone", "UTC")
         .config("spark.python.worker.reuse", "true")
     )
+    if java_opts:
+        builder = builder.config("spark.driver.extraJavaOptions", java_opts).config(
+            "spark.executor.extraJavaOptions", java_opts
+        )
     # Under spark-submit the JVM already exists and owns the master setting.
     if master is None and "PYSPARK_GATEWAY_PORT" not in os.environ:
         master = cfg.spark.master
     if master:
         # Driver JVM options only take effect before the JVM starts, so they go here.
-        os.environ.setdefault(
-            "PYSPARK_SUBMIT_ARGS", f'--driver-java-options "{java_opts}" pyspark-shell'
-        )
+        submit_args = f'--driver-java-options "{java_opts}" ' if java_opts else ""
+        os.environ.setdefault("PYSPARK_SUBMIT_ARGS", f"{submit_args}pyspark-shell")
         builder = builder.master(master).config("spark.driver.memory", cfg.spark.driver_memory)
     spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
