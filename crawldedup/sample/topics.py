@@ -396,11 +396,14 @@ def _render(
     )
 
 
-def _page_id(n: int) -> str:
-    return f"t{n:05d}"
+def _page_id(n: int, day: str = "") -> str:
+    """``t00042``; with a day ``t20261101-00042``, so that days never share an id or URL."""
+    return f"t{day.replace('-', '')}-{n:05d}" if day else f"t{n:05d}"
 
 
-def generate_pages(seed: int = 7, per_topic: int = 60, unrelated: int = 120) -> list[TopicPage]:
+def generate_pages(
+    seed: int = 7, per_topic: int = 60, unrelated: int = 120, day: str = ""
+) -> list[TopicPage]:
     """``per_topic`` on-topic and ``per_topic // 2`` keyword pages per topic, plus unrelated."""
     rng = random.Random(seed)
     specs: list[tuple[str, str, Any]] = []  # (kind, topic, spec)
@@ -437,18 +440,18 @@ def generate_pages(seed: int = 7, per_topic: int = 60, unrelated: int = 120) -> 
         drafts.append((kind, topic, title, description, kws, headings, paras))
     pages = []
     hosts = ("news.example.cn", "sports.example.cn", "dev.example.cn", "auto.example.cn")
-    urls = [f"https://{hosts[i % 4]}/a/{_page_id(i)}.html" for i in range(len(drafts))]
+    urls = [f"https://{hosts[i % 4]}/a/{_page_id(i, day)}.html" for i in range(len(drafts))]
     for i, (kind, topic, title, desc, kws, heads, paras) in enumerate(drafts):
         # Related links go mostly to pages of the same kind and topic, like a real site's.
         same = [j for j, d in enumerate(drafts) if d[1] == topic and d[0] == kind and j != i]
         # ...and to general pages; never to another topic's pages, so that a page
         # labelled unrelated to a topic holds none of its keywords.
         general = [j for j, d in enumerate(drafts) if d[1] in ("", topic) and j != i]
-        picks = rng.sample(same, min(4, len(same))) + rng.sample(general, 2)
+        picks = rng.sample(same, min(4, len(same))) + rng.sample(general, min(2, len(general)))
         related = [(urls[j], drafts[j][2]) for j in picks]
         html = _render(rng, title, desc, kws, heads, paras, related, hosts[i % 4])
         labels = {t.name: kind if t.name == topic else "unrelated" for t in TOPICS}
-        pages.append(TopicPage(_page_id(i), urls[i], title, html, topic, labels))
+        pages.append(TopicPage(_page_id(i, day), urls[i], title, html, topic, labels))
     return pages
 
 
@@ -462,7 +465,7 @@ def write_topic_day(
     out: Path, day: str = "2026-11-01", seed: int = 7, per_topic: int = 60, unrelated: int = 120
 ) -> Path:
     """Write ``out/dt=DAY/part-00000.jsonl`` (HTML records) and ``out/topics_truth.jsonl``."""
-    pages = generate_pages(seed, per_topic, unrelated)
+    pages = generate_pages(seed, per_topic, unrelated, day)
     folder = out / f"dt={day}"
     folder.mkdir(parents=True, exist_ok=True)
     base = dt.datetime.fromisoformat(f"{day}T08:00:00+00:00")

@@ -131,6 +131,9 @@ def test_generator_labels_are_what_they_claim(tmp_path: Path) -> None:
                 assert not contains_keyword(p, t.name), (p.id, t.name)
     counts = Counter(lbl for p in pages for lbl in p.label_for.values())
     assert counts == {"on": 36, "keyword_off": 18, "unrelated": 3 * 74 - 54}
+    assert generate_pages(seed=3, per_topic=12, unrelated=20, day="2026-11-05")[0].id == (
+        "t20261105-00000"
+    )
     folder = write_topic_day(tmp_path, "2026-11-05", seed=3, per_topic=12, unrelated=20)
     assert (folder / "part-00000.jsonl").read_text().count("\n") == len(pages)
     assert (tmp_path / "topics_truth.jsonl").read_text().count("\n") == 3 * len(pages)
