@@ -9,6 +9,11 @@
 #   scripts/hbase.sh down     stop both: Thrift by SIGTERM, the master by an
 #                             orderly cluster shutdown; SIGKILL if they hang
 #   scripts/hbase.sh status   exit 0 iff both run and Thrift answers
+#   scripts/hbase.sh presplit PREFIX [REGIONS]
+#                             create the index tables of store prefix PREFIX
+#                             split into REGIONS (16) regions at even hex key
+#                             boundaries (before the first run; existing tables
+#                             are left alone)
 #
 # Environment (all optional):
 #   HBASE_DATA_DIR        data, conf, logs, pid files   (<repo>/.hbase)
@@ -383,6 +388,15 @@ cmd_up() {
   echo "HBase up in $((SECONDS - start))s (thrift on $BIND:$THRIFT_PORT, zookeeper on $BIND:$ZK_PORT, data in $DATA_DIR)"
 }
 
+cmd_presplit() {
+  local prefix=${1:?usage: $0 presplit PREFIX [REGIONS]} regions=${2:-16} tables=()
+  for t in title_id start_id end_id content_id simhash_id; do tables+=("${prefix}_$t"); done
+  cmd_status >/dev/null || die "HBase is not up: run $0 up first"
+  # Only the result lines: the client's log lines go to the console appender too.
+  bash "$SELF" __run_java "$HEAP" "$SCRIPT_DIR/hbase/PreSplit.java" "$regions" d "${tables[@]}" \
+    | grep -E -e ': [0-9]+ regions$' -e 'PreSplit:' -e 'Exception'
+}
+
 cmd_down() {
   # Thrift first: it is a client of the master and would log reconnect noise.
   stop_thrift
@@ -394,6 +408,10 @@ case "${1:-}" in
   up) cmd_up ;;
   down) cmd_down ;;
   status) cmd_status ;;
+  presplit)
+    shift
+    cmd_presplit "$@"
+    ;;
   # Internal: the JVM launcher, re-entered via "$SELF" so that the daemons and
   # the `HMaster stop` client share one set of JVM flags.
   __run_java)
@@ -401,7 +419,7 @@ case "${1:-}" in
     run_java "$@"
     ;;
   *)
-    echo "usage: $0 up|down|status" >&2
+    echo "usage: $0 up|down|status|presplit PREFIX [REGIONS]" >&2
     exit 2
     ;;
 esac

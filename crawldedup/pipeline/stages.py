@@ -119,6 +119,8 @@ def run_day(
         raise StageFailed("open-store", exc) from exc
     for i, stage in enumerate(stages, start=1):
         t0 = time.perf_counter()
+        if spark is not None:  # names the stage's Spark jobs in the UI and event log
+            spark.sparkContext.setJobGroup(stage, f"crawldedup {stage} {ctx.day}")
         try:
             result = RUNNERS[stage](spark, ctx)  # type: ignore[arg-type]
         except Exception as exc:

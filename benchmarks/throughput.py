@@ -1,0 +1,546 @@
+"""One crawl day of N documents against an index of M earlier documents: where the time goes.
+
+    .venv/bin/python benchmarks/throughput.py --docs 10000 100000 --index 1000000
+    .venv/bin/python benchmarks/throughput.py --docs 10000 --index 100000 --store hbase
+
+For every (N, M, store) it prints, from one ``crawldedup run`` per case (a subprocess,
+``spark.master`` local[2] unless ``--master``): wall seconds, docs/s overall and per
+stage, peak memory of the whole process tree (driver JVM + Python workers), Bloom
+filter bytes and build seconds, store round trips per document; then the wall time of
+the peers (exact md5, datasketch MinHash LSH at 0.8, the simhash library at Hamming
+<= 3) on the same day, and the in-process fingerprinting rate on one core.
+
+The day: 2/3 new articles, 1/6 reposts of indexed articles (prefix, copyright line,
+new title), 1/6 reposts of the day's own articles, ~2 KB each, 70 % Chinese, as
+JSON Lines in 8 files. The index is bulk-loaded: N/6 real articles (fingerprinted
+with the pipeline's own code, written with its row encoders, so the day's reposts
+find them) plus M - N/6 documents of filler: unique random keys in every index table,
+one posting each, no document row. Fillers cost what real keys cost in scans, Bloom
+filters and store size; they are never candidates, as unrelated documents are not.
+The peers see the day only (they have no index), which favours them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import datetime as dt
+import json
+import os
+import random
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import psutil
+
+from crawldedup.config import Config
+from crawldedup.core.fingerprint import fingerprint
+from crawldedup.core.normalize import normalize_text
+from crawldedup.pipeline.context import STAGES
+from crawldedup.sample import corpus
+from crawldedup.store import open_store
+from crawldedup.store.base import INDEX_TABLES
+from crawldedup.store.schema import doc_row, posting_column, posting_value
+
+sys.path.insert(0, str(Path(__file__).parent))
+import quality  # the peers, shared with the quality benchmark
+
+ROOT = Path(__file__).resolve().parent.parent
+DAY = "2026-11-10"
+INDEX_DAY = "2026-11-09"
+RULE_KEY = {"content_md5": "content_key", "head": "head_key", "tail": "tail_key"}
+RULE_KEY["title"] = "title_key"
+
+
+@dataclass(frozen=True)
+class Article:
+    id: str
+    title: str
+    text: str
+    fetched_at: str
+
+
+def articles(rng: random.Random, n: int, prefix: str, day: str) -> list[Article]:
+    base = dt.datetime.fromisoformat(f"{day}T00:00:00+00:00")
+    out = []
+    for i in range(n):
+        lang = "zh" if rng.random() < 0.7 else "en"
+        a = corpus.compose_article(
+            rng, lang, base.date(), target=700 if lang == "zh" else 2000, max_chars=2600
+        )
+        topic = rng.choice(corpus.topics_for(lang))
+        t = base + dt.timedelta(seconds=i * 86_000 / max(1, n))
+        stamp = t.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+        out.append(
+            Article(
+                f"{prefix}{i:07d}",
+                corpus.compose_title(rng, lang, topic, base.date()),
+                a.text,
+                stamp,
+            )
+        )
+    return out
+
+
+def repost(rng: random.Random, a: Article, new_id: str, fetched_at: str) -> Article:
+    zh = any("\u4e00" <= c <= "\u9fff" for c in a.text[:50])
+    head = rng.choice(
+        ["转载自东方日报：", "来源：新华网\n", ""] if zh else ["Source: Daily Post\n", ""]
+    )
+    tail = rng.choice(
+        ["\n版权所有，转载请注明出处。", ""] if zh else ["\nAll rights reserved.", ""]
+    )
+    title = a.title if rng.random() < 0.5 else a.title + (" 【转】" if zh else " (repost)")
+    return Article(new_id, title, head + a.text + tail, fetched_at)
+
+
+def make_day(rng: random.Random, n: int, indexed: list[Article]) -> list[Article]:
+    n_orig = n - 2 * (n // 6)
+    day = articles(rng, n_orig, "d", DAY)
+    for j in range(n // 6):  # reposts of earlier days, fetched at some time of the day
+        day.append(repost(rng, indexed[j], f"r{j:07d}", day[j % len(day)].fetched_at))
+    for j in range(n // 6):  # reposts of the same day, fetched after their original
+        src = day[j]
+        when = dt.datetime.fromisoformat(src.fetched_at.replace("Z", "+00:00")) + dt.timedelta(
+            seconds=30
+        )
+        day.append(repost(rng, src, f"s{j:07d}", when.strftime("%Y-%m-%dT%H:%M:%S.%fZ")))
+    rng.shuffle(day)
+    return day
+
+
+def write_day(folder: Path, docs: list[Article], files: int = 8) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    handles = [(folder / f"part-{i:05d}.jsonl").open("w", encoding="utf-8") for i in range(files)]
+    for i, a in enumerate(docs):
+        rec = {
+            "id": a.id,
+            "url": f"https://news{i % 50}.example/{a.id}",
+            "title": a.title,
+            "content": a.text,
+            "fetched_at": a.fetched_at,
+        }
+        handles[i % files].write(json.dumps(rec, ensure_ascii=False) + "\n")
+    for h in handles:
+        h.close()
+
+
+def bulk_load(
+    store_url: str, cfg: Config, real: list[Article], fillers: int, rng: random.Random
+) -> float:
+    """Write the index of earlier days straight into the store; returns seconds."""
+    t0 = time.perf_counter()
+    batch = 20_000
+    with open_store(store_url) as store:
+        for start in range(0, len(real), batch):
+            tables: dict[str, dict[str, dict[str, bytes]]] = {t: {} for t in INDEX_TABLES.values()}
+            docs: dict[str, dict[str, bytes]] = {}
+            for a in real[start : start + batch]:
+                fp = fingerprint(a.title, a.text, cfg.fingerprint, cfg.simhash)
+                cell = {posting_column(a.id): posting_value(INDEX_DAY, a.fetched_at)}
+                keys: dict[str, Any] = {}
+                for rule, attr in RULE_KEY.items():
+                    k = getattr(fp, attr)
+                    if k:
+                        tables[INDEX_TABLES[rule]].setdefault(k, {}).update(cell)
+                        keys[rule] = k
+                for k in fp.simhash_keys:
+                    tables["simhash_id"].setdefault(k, {}).update(cell)
+                keys["simhash"] = fp.simhash_keys
+                docs[a.id] = doc_row(
+                    url=f"https://origin.example/{a.id}",
+                    title=a.title,
+                    day=INDEX_DAY,
+                    fetched_at=a.fetched_at,
+                    keys=keys,
+                    simhash=f"{fp.simhash:016x}",
+                    tf_json=json.dumps(fp.tf, ensure_ascii=False, separators=(",", ":")),
+                    group=a.id,
+                    raw_md5="",
+                    sketch=fp.sketch,
+                )
+            for table, rows in tables.items():
+                store.put(table, rows)
+            store.put("docs", docs)
+        for start in range(0, fillers, batch):
+            count = min(batch, fillers - start)
+            for table in INDEX_TABLES.values():
+                rows = {}
+                for i in range(start, start + count):
+                    key = f"{rng.getrandbits(128):032x}"
+                    if table == "simhash_id":  # one 16-bit block of a SimHash, as real keys
+                        key = f"{key[:4]}.{i % 4}"
+                    rows[key] = {
+                        f"d:f{i:08d}": posting_value(INDEX_DAY, f"{INDEX_DAY}T00:00:00.000000Z")
+                    }
+                store.put(table, rows)
+    return time.perf_counter() - t0
+
+
+class ProcessTree:
+    """Peak resident memory and CPU seconds of a process and all its descendants.
+
+    Sampled every ``every_s``: CPU time is kept per pid at its last sample, so the
+    total survives workers that exit (a worker living less than one period is missed).
+    ``mark(name)`` records the CPU total at that moment, to split CPU time by stage.
+    """
+
+    def __init__(self, pid: int, every_s: float = 0.25) -> None:
+        self.peak = 0
+        self.marks: list[tuple[str, float]] = []
+        self._cpu: dict[int, float] = {}
+        self._stop = threading.Event()
+        self._proc = psutil.Process(pid)
+        self._every = every_s
+        self._lock = threading.Lock()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def _sample(self) -> None:
+        try:
+            procs = [self._proc, *self._proc.children(recursive=True)]
+        except psutil.Error:
+            return
+        total = 0
+        for p in procs:
+            with contextlib.suppress(psutil.Error), p.oneshot():
+                total += p.memory_info().rss
+                t = p.cpu_times()
+                with self._lock:
+                    self._cpu[p.pid] = t.user + t.system
+        self.peak = max(self.peak, total)
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            self._sample()
+            self._stop.wait(self._every)
+
+    def cpu(self) -> float:
+        with self._lock:
+            return sum(self._cpu.values())
+
+    def mark(self, name: str) -> None:
+        self._sample()
+        self.marks.append((name, self.cpu()))
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def cpu_by_stage(self) -> dict[str, float]:
+        out, last = {}, 0.0
+        for name, total in self.marks:
+            out[name] = total - last
+            last = total
+        return out
+
+
+def shuffle_by_stage(events_dir: Path) -> dict[str, dict[str, float]]:
+    """Shuffle bytes written and read, and task run seconds, per pipeline stage, from
+    the Spark event log (jobs are grouped by stage name in ``run_day``)."""
+    group_of_stage: dict[int, str] = {}
+    out: dict[str, dict[str, float]] = {}
+    for log in sorted(p for p in events_dir.rglob("*") if p.is_file() and "." not in p.name[:1]):
+        for line in log.open(encoding="utf-8"):
+            ev = json.loads(line)
+            kind = ev.get("Event")
+            if kind == "SparkListenerJobStart":
+                group = (ev.get("Properties") or {}).get("spark.jobGroup.id", "other")
+                for sid in ev.get("Stage IDs", []):
+                    group_of_stage[sid] = group
+            elif kind == "SparkListenerTaskEnd":
+                m = ev.get("Task Metrics") or {}
+                g = out.setdefault(
+                    group_of_stage.get(ev.get("Stage ID", -1), "other"),
+                    {"shuffle_write_mb": 0.0, "shuffle_read_mb": 0.0, "task_s": 0.0},
+                )
+                r = m.get("Shuffle Read Metrics") or {}
+                read = r.get("Remote Bytes Read", 0) + r.get("Local Bytes Read", 0)
+                g["shuffle_read_mb"] += read / 2**20
+                g["shuffle_write_mb"] += (m.get("Shuffle Write Metrics") or {}).get(
+                    "Shuffle Bytes Written", 0
+                ) / 2**20
+                g["task_s"] += m.get("Executor Run Time", 0) / 1000
+    return out
+
+
+def run_case(n: int, m: int, store: str, args: argparse.Namespace, base: Path) -> dict[str, Any]:
+    rng = random.Random(n * 7919 + m)
+    cfg = Config()
+    case = base / f"{store}-{n}-{m}"
+    home, inp = case / "home", case / "in" / f"dt={DAY}"
+    t0 = time.perf_counter()
+    indexed = articles(rng, n // 6, "i", INDEX_DAY)
+    day_docs = make_day(rng, n, indexed)
+    write_day(inp, day_docs)
+    gen_s = time.perf_counter() - t0
+    if store == "hbase":
+        store_url = f"hbase://127.0.0.1:{args.hbase_port}/tp{uuid.uuid4().hex[:8]}_"
+    else:
+        store_url = f"sqlite:///{home / 'store.db'}"
+    load_s = bulk_load(store_url, cfg, indexed, max(0, m - len(indexed)), rng)
+    cmd = [
+        str(ROOT / ".venv/bin/crawldedup"),
+        "run",
+        "--date",
+        DAY,
+        "--input",
+        str(inp),
+        "--home",
+        str(home),
+        "--store",
+        store_url,
+        "--set",
+        f"spark.master={args.master}",
+        "--set",
+        f"spark.shuffle_partitions={args.partitions}",
+        "--set",
+        f"spark.driver_memory={args.driver_memory}",
+    ]
+    conf = case / "spark-conf"
+    conf.mkdir(parents=True, exist_ok=True)
+    events = case / "events"
+    events.mkdir(exist_ok=True)
+    (conf / "spark-defaults.conf").write_text(
+        f"spark.eventLog.enabled true\nspark.eventLog.dir file://{events}\n"
+        "spark.eventLog.compress false\nspark.eventLog.rolling.enabled false\n"
+    )
+    env = {**os.environ, "SPARK_CONF_DIR": str(conf)}
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(
+        cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env
+    )
+    tree = ProcessTree(proc.pid)
+    lines = []
+    assert proc.stdout is not None
+    for line in proc.stdout:  # "[day] 2/6 bloom  4.1s ..." ends each stage
+        lines.append(line)
+        for s in STAGES:
+            if f"/{len(STAGES)} {s} " in line:
+                tree.mark(s)
+    proc.wait()
+    wall = time.perf_counter() - t0
+    load = os.getloadavg()[1]  # 5-minute load average at the end: other work on the machine
+    tree.stop()
+    if proc.returncode != 0:
+        raise SystemExit(f"crawldedup run failed ({proc.returncode}):\n{''.join(lines)[-3000:]}")
+    stats = {s: _read(home / "work" / f"dt={DAY}" / "stats" / f"{s}.json") for s in STAGES}
+    report = _read(home / "work" / f"dt={DAY}" / "report.json")
+    trips = stats["candidates"].get("store", {}).get("round_trips", 0) + stats["publish"].get(
+        "store", {}
+    ).get("round_trips", 0)
+    filters = stats["bloom"].get("filters", {})
+    if store == "hbase":
+        from crawldedup.store.hbase_store import HBaseStore
+
+        with open_store(store_url) as s:
+            assert isinstance(s, HBaseStore)
+            s.drop_all()
+    return {
+        "store": store,
+        "docs": n,
+        "index": m,
+        "generate_s": gen_s,
+        "bulk_load_s": load_s,
+        "wall_s": wall,
+        "peak_rss_mb": tree.peak / 2**20,
+        "load_avg_5min": load,
+        "cpu_s": tree.cpu_by_stage(),
+        "spark": shuffle_by_stage(events),
+        "stage_s": {s: stats[s].get("seconds", 0.0) for s in STAGES},
+        "bloom_bytes": sum(f["bytes"] for f in filters.values()),
+        "bloom_keys": sum(f["keys"] for f in filters.values()),
+        "bloom_s": stats["bloom"].get("seconds", 0.0),
+        "round_trips_per_doc": trips / n,
+        "duplicates": report.get("duplicates", {}),
+        "day_docs": day_docs,
+    }
+
+
+def _read(p: Path) -> dict[str, Any]:
+    return json.loads(p.read_text()) if p.exists() else {}
+
+
+def peers(day_docs: list[Article]) -> dict[str, float]:
+    docs = [quality.Doc(a.id, DAY, a.fetched_at, a.text, normalize_text(a.text)) for a in day_docs]
+    order = quality.order_of(docs)
+    out = {"md5": quality.run_md5(docs, order).seconds}
+    sigs, sig_s = quality.minhash_signatures(docs)
+    out["minhash-lsh@0.8"] = quality.run_minhash_lsh(docs, order, sigs, sig_s, 0.8).seconds
+    hashes, hash_s = quality.simhash_values(docs)
+    out["simhash<=3"] = quality.run_simhash(docs, order, hashes, hash_s).seconds
+    return out
+
+
+def fingerprint_rate(day_docs: list[Article], limit: int = 5000) -> tuple[float, float]:
+    """In-process fingerprinting on one core: docs per CPU second, and mean bytes per doc."""
+    cfg = Config()
+    sample = day_docs[:limit]
+    t0 = time.process_time()
+    for a in sample:
+        fingerprint(a.title, a.text, cfg.fingerprint, cfg.simhash)
+    cpu = time.process_time() - t0
+    return len(sample) / cpu, sum(len(a.text.encode()) for a in sample) / len(sample)
+
+
+def _row(cells: list[Any]) -> str:
+    return "| " + " | ".join(str(c) for c in cells) + " |"
+
+
+def print_tables(rows: list[dict[str, Any]]) -> None:
+    """Markdown tables: the runs, then per stage, then the peers."""
+    print()
+    print(
+        _row(
+            [
+                "store",
+                "docs",
+                "index",
+                "wall s",
+                "docs/s",
+                "CPU s",
+                "docs/CPU s",
+                "peak RSS MB",
+                "Bloom keys",
+                "Bloom MB",
+                "Bloom s",
+                "store trips/doc",
+            ]
+        )
+    )
+    print(_row(["---"] * 12))
+    for r in rows:
+        cpu = sum(r["cpu_s"].values())
+        print(
+            _row(
+                [
+                    r["store"],
+                    r["docs"],
+                    r["index"],
+                    f"{r['wall_s']:.1f}",
+                    f"{r['docs'] / r['wall_s']:.0f}",
+                    f"{cpu:.0f}",
+                    f"{r['docs'] / cpu:.0f}",
+                    f"{r['peak_rss_mb']:.0f}",
+                    r["bloom_keys"],
+                    f"{r['bloom_bytes'] / 2**20:.1f}",
+                    f"{r['bloom_s']:.1f}",
+                    f"{r['round_trips_per_doc']:.3f}",
+                ]
+            )
+        )
+    print()
+    print(
+        _row(
+            [
+                "store",
+                "docs",
+                "index",
+                "stage",
+                "wall s",
+                "docs/s",
+                "CPU s",
+                "CPU ms/doc",
+                "shuffle write MB",
+                "shuffle read MB",
+            ]
+        )
+    )
+    print(_row(["---"] * 10))
+    for r in rows:
+        for stage in STAGES:
+            wall = r["stage_s"].get(stage, 0.0)
+            cpu = r["cpu_s"].get(stage, 0.0)
+            sp = r["spark"].get(stage, {})
+            print(
+                _row(
+                    [
+                        r["store"],
+                        r["docs"],
+                        r["index"],
+                        stage,
+                        f"{wall:.1f}",
+                        f"{r['docs'] / wall:.0f}" if wall else "-",
+                        f"{cpu:.1f}",
+                        f"{1000 * cpu / r['docs']:.2f}",
+                        f"{sp.get('shuffle_write_mb', 0):.1f}",
+                        f"{sp.get('shuffle_read_mb', 0):.1f}",
+                    ]
+                )
+            )
+    print()
+    print(
+        _row(
+            [
+                "docs",
+                "fingerprint docs/CPU s, in process (B/doc)",
+                "crawldedup wall s",
+                *quality_peer_names(rows),
+            ]
+        )
+    )
+    print(_row(["---"] * (3 + len(quality_peer_names(rows)))))
+    for r in rows:
+        peers_s = r.get("peers_s", {})
+        print(
+            _row(
+                [
+                    r["docs"],
+                    f"{r['fingerprint_docs_per_cpu_s']:.0f} ({r['mean_doc_bytes']:.0f})",
+                    f"{r['wall_s']:.1f}",
+                    *[f"{v:.1f}" for v in peers_s.values()],
+                ]
+            )
+        )
+
+
+def quality_peer_names(rows: list[dict[str, Any]]) -> list[str]:
+    return [f"{k} s" for k in next((r["peers_s"] for r in rows if "peers_s" in r), {})]
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--docs", type=int, nargs="+", default=[10_000])
+    ap.add_argument("--index", type=int, nargs="+", default=[100_000])
+    ap.add_argument("--store", choices=["embedded", "hbase", "both"], default="embedded")
+    ap.add_argument("--master", default="local[2]")
+    ap.add_argument("--partitions", type=int, default=8)
+    ap.add_argument("--driver-memory", default="4g")
+    ap.add_argument(
+        "--hbase-port", type=int, default=int(os.environ.get("HBASE_THRIFT_PORT", 9090))
+    )
+    ap.add_argument("--no-peers", action="store_true")
+    ap.add_argument("--work", type=Path, default=None)
+    args = ap.parse_args(argv)
+    stores = ["embedded", "hbase"] if args.store == "both" else [args.store]
+    base = args.work or Path(tempfile.mkdtemp(prefix="crawldedup-throughput-"))
+    print(
+        f"machine: {os.cpu_count()} cores, {psutil.virtual_memory().total / 2**30:.0f} GiB; "
+        f"master {args.master}; work {base}",
+        flush=True,
+    )
+    rows = []
+    for store in stores:
+        for m in args.index:
+            for n in args.docs:
+                r = run_case(n, m, store, args, base)
+                rate, size = fingerprint_rate(r["day_docs"])
+                r["fingerprint_docs_per_cpu_s"], r["mean_doc_bytes"] = rate, size
+                if not args.no_peers:
+                    r["peers_s"] = peers(r["day_docs"])
+                del r["day_docs"]
+                rows.append(r)
+                print(json.dumps(r), flush=True)
+    print_tables(rows)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
