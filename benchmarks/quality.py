@@ -186,13 +186,14 @@ def run_crawldedup(
 ) -> tuple[Result, list[float]]:
     from crawldedup.demo import predicted_groups
     from crawldedup.pipeline.context import DayContext
-    from crawldedup.pipeline.stages import run_day
+    from crawldedup.pipeline.stages import day_stages, run_day
 
     per_day = []
     t0 = time.perf_counter()
     for d in days:
         t = time.perf_counter()
-        run_day(spark, DayContext(day=d, home=home, cfg=cfg, input_dir=sample / f"dt={d}"))
+        ctx = DayContext(day=d, home=home, cfg=cfg, input_dir=sample / f"dt={d}")
+        run_day(spark, ctx, stages=day_stages(cfg))
         per_day.append(time.perf_counter() - t)
     seconds = time.perf_counter() - t0
     store = DayContext(day=days[0], home=home, cfg=cfg).store
@@ -617,6 +618,15 @@ def main(argv: list[str] | None = None) -> int:
         default=None,
         help="keep the sample and crawldedup's home here (default: a temp dir)",
     )
+    ap.add_argument(
+        "--set",
+        dest="overrides",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="override one config value (as crawldedup run --set), e.g. "
+        "cascade.cosine_weights=tag_tfidf",
+    )
     args = ap.parse_args(argv)
 
     def emit(*parts: Any) -> None:
@@ -630,7 +640,9 @@ def main(argv: list[str] | None = None) -> int:
         shutil.rmtree(work, ignore_errors=True)
     sample, home = work / "sample", work / "home"
     days = [(START + timedelta(days=i)).isoformat() for i in range(DAYS)]
-    cfg = Config()
+    from crawldedup.cli import _override
+
+    cfg = Config().replace(**dict(_override(o) for o in args.overrides))
     t_all = time.perf_counter()
     try:
         t = time.perf_counter()
@@ -688,7 +700,8 @@ def main(argv: list[str] | None = None) -> int:
 
         emit(
             f"## Quality: {len(docs)} documents, seed {args.seed}, "
-            f"originals_per_day {args.originals_per_day}\n"
+            f"originals_per_day {args.originals_per_day}"
+            f"{''.join(f', --set {o}' for o in args.overrides)}\n"
         )
         print_tables(results, truth, docs, emit)
         emit(

@@ -45,7 +45,11 @@ def _score_same_day(rows: Iterable[Row]) -> Iterator[Score]:
 
 
 def _score_earlier(
-    rows: Iterable[Row], store_url: str, batch_size: int, counters: dict[str, Any]
+    rows: Iterable[Row],
+    store_url: str,
+    batch_size: int,
+    counters: dict[str, Any],
+    tag_tfidf: bool = False,
 ) -> Iterator[Score]:
     store = None
     batch: list[Row] = []
@@ -54,12 +58,13 @@ def _score_earlier(
         nonlocal store
         if store is None:
             store = open_store(store_url)
-        found = store.get(
-            "docs", [r["cand_id"] for r in batch], columns=["v:tf", "m:simhash", "v:sketch"]
-        )
+        ids = [r["cand_id"] for r in batch]
+        found = store.get("docs", ids, columns=["v:tf", "m:simhash", "v:sketch"])
+        # cascade.cosine_weights = "tag_tfidf": the vectors the relevance stage stored.
+        vectors = store.get("rel_docs", ids, columns=["v:tagvec"]) if tag_tfidf else {}
         for r in batch:
             row = found.get(r["cand_id"], {})
-            cell = row.get("v:tf")
+            cell = vectors.get(r["cand_id"], {}).get("v:tagvec") if tag_tfidf else row.get("v:tf")
             # A candidate whose document row vanished cannot be verified: similarity 0.
             sim = cosine(json.loads(r["tf"]), json.loads(cell)) if cell else 0.0
             cand_sh = row.get("m:simhash")
@@ -201,6 +206,12 @@ def run(spark: SparkSession, ctx: DayContext) -> dict[str, Any]:
     sc = spark.sparkContext
     with timed(stats):
         docs = spark.read.parquet(ctx.path("docs")).select("id", "tf", "simhash", "sketch")
+        tag_tfidf = cfg.cascade.cosine_weights == "tag_tfidf"
+        if tag_tfidf:
+            # Seed 003's tf · idf · Twf vectors (relevance stage) instead of raw tf.
+            vectors = spark.read.parquet(ctx.path("relevance/tagvec"))
+            docs = docs.drop("tf").join(vectors.withColumnRenamed("tagvec", "tf"), "id", "left")
+            docs = docs.fillna({"tf": "{}"})
         cands = spark.read.parquet(ctx.path("candidates"))
         pairs = pairs_to_score(cands).join(docs, "id")
         same = pairs.filter(F.col("cand_day") == ctx.day).join(
@@ -216,7 +227,9 @@ def run(spark: SparkSession, ctx: DayContext) -> dict[str, Any]:
         store_url, batch = ctx.store, cfg.limits.store_batch_size
         earlier = pairs.filter(F.col("cand_day") != ctx.day)
         scored_rdd = same.rdd.mapPartitions(_score_same_day).union(
-            earlier.rdd.mapPartitions(lambda it: _score_earlier(it, store_url, batch, counters))
+            earlier.rdd.mapPartitions(
+                lambda it: _score_earlier(it, store_url, batch, counters, tag_tfidf)
+            )
         )
         spark.createDataFrame(scored_rdd, schemas.PAIR_SCORES).write.mode("overwrite").parquet(
             ctx.path("scores")
