@@ -171,7 +171,9 @@ def submit_day(
                 run = run_cmd(stage, cmd, where, environ)
             runs.append(run)
             if progress is not None:
-                lines = [x for x in run.stderr.splitlines() if x.startswith(f"[{day}]")]
+                # spark-submit merges the Python driver's stderr into its stdout.
+                out = f"{run.stdout}\n{run.stderr}".splitlines()
+                lines = [x for x in out if x.startswith(f"[{day}]")]
                 progress(f"{stage:<11} {run.seconds:7.1f}s wall  {lines[-1] if lines else ''}")
     return runs
 
