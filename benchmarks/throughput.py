@@ -41,7 +41,7 @@ from typing import Any
 import psutil
 
 from crawldedup.config import Config
-from crawldedup.core.fingerprint import fingerprint
+from crawldedup.core.fingerprint import block_keys, fingerprint
 from crawldedup.core.normalize import normalize_text
 from crawldedup.pipeline.context import STAGES
 from crawldedup.sample import corpus
@@ -151,8 +151,11 @@ def bulk_load(
                     if k:
                         tables[INDEX_TABLES[rule]].setdefault(k, {}).update(cell)
                         keys[rule] = k
+                sh = f"{fp.simhash:016x}"
                 for k in fp.simhash_keys:
-                    tables["simhash_id"].setdefault(k, {}).update(cell)
+                    tables["simhash_id"].setdefault(k, {})[posting_column(a.id)] = posting_value(
+                        INDEX_DAY, a.fetched_at, sh
+                    )
                 keys["simhash"] = fp.simhash_keys
                 docs[a.id] = doc_row(
                     url=f"https://origin.example/{a.id}",
@@ -169,17 +172,22 @@ def bulk_load(
             for table, rows in tables.items():
                 store.put(table, rows)
             store.put("docs", docs)
+        stamp = f"{INDEX_DAY}T00:00:00.000000Z"
         for start in range(0, fillers, batch):
             count = min(batch, fillers - start)
-            for table in INDEX_TABLES.values():
-                rows = {}
-                for i in range(start, start + count):
-                    key = f"{rng.getrandbits(128):032x}"
-                    if table == "simhash_id":  # one 16-bit block of a SimHash, as real keys
-                        key = f"{key[:4]}.{i % 4}"
-                    rows[key] = {
-                        f"d:f{i:08d}": posting_value(INDEX_DAY, f"{INDEX_DAY}T00:00:00.000000Z")
+            tables = {t: {} for t in INDEX_TABLES.values()}
+            for i in range(start, start + count):
+                col = f"d:f{i:08d}"
+                for table in ("title_id", "start_id", "end_id", "content_id"):
+                    tables[table][f"{rng.getrandbits(128):032x}"] = {
+                        col: posting_value(INDEX_DAY, stamp)
                     }
+                h = rng.getrandbits(64)
+                for k in block_keys(h, cfg.simhash.max_distance):
+                    tables["simhash_id"].setdefault(k, {})[col] = posting_value(
+                        INDEX_DAY, stamp, f"{h:016x}"
+                    )
+            for table, rows in tables.items():
                 store.put(table, rows)
     return time.perf_counter() - t0
 

@@ -37,7 +37,7 @@ KEPT_TABLE = LATIN_TABLE | CJK_TABLE
 
 def codepoints(text: str) -> np.ndarray:
     """The code points of ``text`` as a uint32 array (no copy of the encoded buffer)."""
-    return np.frombuffer(text.encode("utf-32-le"), dtype="<u4")
+    return np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype="<u4")
 
 
 def in_table(cp: np.ndarray, table: np.ndarray) -> np.ndarray:
@@ -53,7 +53,7 @@ def normalize_codepoints(folded_cp: np.ndarray) -> np.ndarray:
 
 
 def from_codepoints(cp: np.ndarray) -> str:
-    return cp.astype("<u4").tobytes().decode("utf-32-le")
+    return cp.astype("<u4").tobytes().decode("utf-32-le", "surrogatepass")
 
 
 def fold(text: str) -> str:

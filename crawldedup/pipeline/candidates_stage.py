@@ -18,6 +18,7 @@ from pyspark import RDD
 from pyspark.sql import Column, DataFrame, Row, SparkSession, Window
 from pyspark.sql import functions as F
 
+from crawldedup.core.fingerprint import hamming64
 from crawldedup.pipeline import schemas
 from crawldedup.pipeline.bloom_stage import (
     RangedFilters,
@@ -31,7 +32,7 @@ from crawldedup.pipeline.bloom_stage import (
 from crawldedup.pipeline.context import DayContext, timed
 from crawldedup.store import open_store
 from crawldedup.store.base import INDEX_TABLES
-from crawldedup.store.schema import parse_posting, posting_doc_id
+from crawldedup.store.schema import parse_posting, posting_doc_id, posting_simhash
 
 RULE_COLUMNS: dict[str, str] = {
     "content_md5": "content_key",
@@ -58,9 +59,22 @@ def explode_keys(docs: DataFrame, rules: Iterable[str]) -> DataFrame:
         keys = col if r == "simhash" else F.array(col)
         structs.append(F.transform(keys, _tagged(r)))
     return (
-        docs.select("id", "fetched_at", F.explode(F.flatten(F.array(*structs))).alias("k"))
-        .select("id", "fetched_at", "k.rule", "k.key")
+        docs.select(
+            "id", "fetched_at", "simhash", F.explode(F.flatten(F.array(*structs))).alias("k")
+        )
+        .select("id", "fetched_at", "k.rule", "k.key", "simhash")
         .filter(F.col("key").isNotNull())
+    )
+
+
+def hamming_column(a: Column, b: Column) -> Column:
+    """Hamming distance of two 16-hex-digit SimHashes, as two 32-bit halves."""
+
+    def half(c: Column, start: int) -> Column:
+        return F.conv(F.substring(c, start, 8), 16, 10).cast("long")
+
+    return F.bit_count(half(a, 1).bitwiseXOR(half(b, 1))) + F.bit_count(
+        half(a, 9).bitwiseXOR(half(b, 9))
     )
 
 
@@ -70,15 +84,23 @@ def rank_within_day(keys: DataFrame) -> DataFrame:
     return keys.withColumn("rank", F.row_number().over(w))
 
 
-def same_day_pairs(ranked: DataFrame, cap: int, day: str) -> DataFrame:
-    """Each document paired with up to ``cap`` earlier documents of the day per key."""
+def same_day_pairs(ranked: DataFrame, cap: int, day: str, max_distance: int = 64) -> DataFrame:
+    """Each document paired with up to ``cap`` earlier documents of the day per key.
+
+    A SimHash block key is only shared in earnest when the whole hashes are within
+    ``max_distance`` bits; other pairs are block collisions and dropped here.
+    """
     a = ranked.alias("a")
     b = ranked.filter(F.col("rank") <= cap).alias("b")
+    near = (F.col("a.rule") != "simhash") | (
+        hamming_column(F.col("a.simhash"), F.col("b.simhash")) <= max_distance
+    )
     return a.join(
         b,
         (F.col("a.rule") == F.col("b.rule"))
         & (F.col("a.key") == F.col("b.key"))
-        & (F.col("b.rank") < F.col("a.rank")),
+        & (F.col("b.rank") < F.col("a.rank"))
+        & near,
     ).select(
         F.col("a.id").alias("id"),
         F.col("a.fetched_at").alias("fetched_at"),
@@ -89,6 +111,11 @@ def same_day_pairs(ranked: DataFrame, cap: int, day: str) -> DataFrame:
     )
 
 
+def _near(a: str | None, b: str | None, max_distance: int) -> bool:
+    """Within ``max_distance`` bits; unknown hashes (older postings) count as near."""
+    return a is None or b is None or hamming64(int(a, 16), int(b, 16)) <= max_distance
+
+
 def _lookup_partition(
     rows: Iterable[Row],
     probe: Callable[[], dict[str, RangedFilters]],
@@ -97,6 +124,7 @@ def _lookup_partition(
     cap: int,
     batch_size: int,
     counters: dict[str, Any],
+    max_distance: int = 64,
 ) -> Iterator[tuple[Any, ...]]:
     """Probe a batch of keys in the Bloom filters (vectorized), multi-get the hits.
 
@@ -118,12 +146,18 @@ def _lookup_partition(
                 false_pos += 1
                 continue
             postings = []
+            near = []  # SimHash postings within max_distance bits (block collisions dropped)
             for col, value in cells.items():
                 cand_day, cand_fetched = parse_posting(value)
                 if cand_day != day:
-                    postings.append((cand_fetched, posting_doc_id(col), cand_day))
+                    posting = (cand_fetched, posting_doc_id(col), cand_day)
+                    postings.append(posting)
+                    if rule != "simhash" or _near(
+                        posting_simhash(value), r["simhash"], max_distance
+                    ):
+                        near.append(posting)
             yield (r["id"], r["fetched_at"], rule, r["key"], len(postings), None, None, None)
-            earlier = sorted(p for p in postings if p[2] < day and p[1] != r["id"])
+            earlier = sorted(p for p in near if p[2] < day and p[1] != r["id"])
             for cand_fetched, cand_id, cand_day in earlier[:cap]:
                 yield (
                     r["id"],
@@ -182,12 +216,15 @@ def probe_earlier_days(
     cfg = ctx.cfg
     store_url, day = ctx.store, ctx.day
     cap, batch = cfg.limits.max_postings_per_key, cfg.limits.store_batch_size
+    max_distance = cfg.simhash.max_distance
     sc = spark.sparkContext
     big = partitioned_rules(ctx)
     small = sc.broadcast(load_filters(ctx, "broadcast"))
     small_keys = keys.filter(~F.col("rule").isin(big)) if big else keys
     lookups = small_keys.rdd.mapPartitions(
-        lambda it: _lookup_partition(it, lambda: small.value, store_url, day, cap, batch, counters)
+        lambda it: _lookup_partition(
+            it, lambda: small.value, store_url, day, cap, batch, counters, max_distance
+        )
     )
     if big:
         lows = read_manifest(ctx)["ranges"]
@@ -209,6 +246,7 @@ def probe_earlier_days(
                 cap,
                 batch,
                 counters,
+                max_distance,
             )
 
         routed = (
@@ -254,7 +292,7 @@ def run(spark: SparkSession, ctx: DayContext) -> dict[str, Any]:
         earlier = looked.filter(F.col("cand_id").isNotNull()).select(
             *schemas.CANDIDATES.fieldNames()
         )
-        same_day = same_day_pairs(rank_within_day(keys), cap, ctx.day)
+        same_day = same_day_pairs(rank_within_day(keys), cap, ctx.day, cfg.simhash.max_distance)
         cands = earliest_per_rule(earlier.unionByName(same_day), cap)
         cands.write.mode("overwrite").parquet(ctx.path("candidates"))
         written = spark.read.parquet(ctx.path("candidates"))

@@ -275,7 +275,7 @@ def postings_to_write(docs: DataFrame, lookups: DataFrame, rules: list[str], cap
     return (
         ranked.join(n_other, ["rule", "key"], "left")
         .filter(F.col("rank") + F.coalesce(F.col("n_other"), F.lit(0)) <= cap)
-        .select("id", "fetched_at", "rule", "key")
+        .select("id", "fetched_at", "rule", "key", "simhash")
     )
 
 
@@ -288,7 +288,9 @@ def _write_postings(
         for r in rows:
             table = INDEX_TABLES[r["rule"]]
             pending.setdefault(table, {}).setdefault(r["key"], {})[posting_column(r["id"])] = (
-                posting_value(day, r["fetched_at"])
+                posting_value(
+                    day, r["fetched_at"], r["simhash"] if r["rule"] == "simhash" else None
+                )
             )
             n += 1
             if n >= batch_size:

@@ -12,13 +12,20 @@ from typing import Any
 from crawldedup.store.base import Row
 
 
-def posting_value(day: str, fetched_at: str) -> bytes:
-    return f"{day}|{fetched_at}".encode()
+def posting_value(day: str, fetched_at: str, simhash: str | None = None) -> bytes:
+    """``day|fetched_at``; SimHash postings add ``|simhash`` (16 hex digits), so that a
+    lookup can drop block collisions by Hamming distance without reading documents."""
+    return (f"{day}|{fetched_at}|{simhash}" if simhash else f"{day}|{fetched_at}").encode()
 
 
 def parse_posting(value: bytes) -> tuple[str, str]:
-    day, _, fetched_at = value.decode().partition("|")
+    day, fetched_at = value.decode().split("|")[:2]
     return day, fetched_at
+
+
+def posting_simhash(value: bytes) -> str | None:
+    parts = value.decode().split("|")
+    return parts[2] if len(parts) > 2 else None
 
 
 def posting_column(doc_id: str) -> str:
