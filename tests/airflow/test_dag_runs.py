@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 
 from crawldedup.sample import generate_sample, load_truth
+from crawldedup.store import open_store
 from tests.airflow.conftest import (
     ROOT,
     DagRunResult,
@@ -34,7 +35,9 @@ pytestmark = pytest.mark.integration
 
 DAYS = ["2026-11-01", "2026-11-02"]
 ALL_TASKS = {"wait_for_crawl", "fingerprint", "bloom", "candidates", "similarity", "publish"}
-ALL_TASKS |= {"report"}
+ALL_TASKS |= {"report", "relevance_enabled", "relevance"}
+# Both scenarios run the relevance branch too (seed 003), on the dedup sample's pages.
+LIBRARY = str(ROOT / "config" / "topics.example.yaml")
 
 
 def logical(day: str) -> str:
@@ -82,7 +85,8 @@ def embedded(
 ) -> Scenario:
     root = tmp_path_factory.mktemp("embedded")
     home = root / "home"
-    conf = {"input_root": str(sample), "home": str(home)}  # no hbase_default: embedded store
+    # No hbase_default: the embedded store.
+    conf = {"input_root": str(sample), "home": str(home), "topics_library": LIBRARY}
     env, runs = run_days(root, airflow_db_template, sample, conf)
     store = runs[DAYS[0]].xcom["wait_for_crawl.return_value"]["store"]
     found = {d: verdicts(d, home, store) for d in DAYS}
@@ -107,7 +111,12 @@ def on_hbase(
         "port": HBASE_PORT,
         "extra": {"table_prefix": prefix, "timeout_ms": 60000, "retries": 5, "batch_size": 500},
     }
-    conf = {"input_root": str(sample), "home": str(home), "wait_for": "data_files"}
+    conf = {
+        "input_root": str(sample),
+        "home": str(home),
+        "wait_for": "data_files",
+        "topics_library": LIBRARY,
+    }
     try:
         env, runs = run_days(
             root,
@@ -146,6 +155,10 @@ def check_two_days(s: Scenario, sample: Path) -> None:
         assert counts["duplicates"] == by_rule
         assert counts["store"] == s.store
         assert counts["threshold"] == 0.9
+        # The relevance task scored every document of the day against the three topics.
+        with open_store(s.store) as store:
+            scored = sum(1 for _ in store.scan_prefix("rel_scores", f"{day}|", keys_only=True))
+        assert scored == 3 * counts["documents"]
     day1 = set(s.verdicts[DAYS[0]])
     cross_day = [v for v in s.verdicts[DAYS[1]].values() if v["duplicate_of"] in day1]
     assert cross_day, "no day-2 duplicate points at a day-1 document"
