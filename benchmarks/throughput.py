@@ -525,6 +525,9 @@ def main(argv: list[str] | None = None) -> int:
         "--hbase-port", type=int, default=int(os.environ.get("HBASE_THRIFT_PORT", 9090))
     )
     ap.add_argument("--no-peers", action="store_true")
+    ap.add_argument(
+        "--peers-max-docs", type=int, default=20_000, help="skip the peers on bigger days"
+    )
     ap.add_argument("--work", type=Path, default=None)
     args = ap.parse_args(argv)
     stores = ["embedded", "hbase"] if args.store == "both" else [args.store]
@@ -541,7 +544,7 @@ def main(argv: list[str] | None = None) -> int:
                 r = run_case(n, m, store, args, base)
                 rate, size = fingerprint_rate(r["day_docs"])
                 r["fingerprint_docs_per_cpu_s"], r["mean_doc_bytes"] = rate, size
-                if not args.no_peers:
+                if not args.no_peers and n <= args.peers_max_docs:
                     r["peers_s"] = peers(r["day_docs"])
                 del r["day_docs"]
                 rows.append(r)

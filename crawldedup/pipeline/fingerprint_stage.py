@@ -1,4 +1,9 @@
-"""Stage 1: read the day's files, quarantine bad records, fingerprint the rest."""
+"""Stage 1: read the day's files, quarantine bad records, fingerprint the rest.
+
+One task per input file. A task parses, extracts and fingerprints its file's records
+in Python and hands them to the JVM as Arrow record batches (``mapInArrow``): no
+per-row pickling, and the parsed day is cached once, columnar, for both outputs.
+"""
 
 from __future__ import annotations
 
@@ -7,9 +12,11 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from pyspark import RDD
+import pyarrow as pa
 from pyspark.sql import DataFrame, SparkSession, Window
 from pyspark.sql import functions as F
+from pyspark.sql.pandas.types import to_arrow_schema
+from pyspark.sql.types import StringType, StructField, StructType
 
 from crawldedup.config import Config
 from crawldedup.ingest.readers import list_input_files, read_file
@@ -17,48 +24,79 @@ from crawldedup.ingest.records import Quarantined, prepare
 from crawldedup.pipeline import schemas
 from crawldedup.pipeline.context import DayContext, timed
 
+# Every parsed record, document or quarantined: documents' fields, then the
+# quarantine's reason and detail (null for documents), and the kind ("d" or "q").
+_Q_ONLY = [f for f in schemas.QUARANTINE.fields if f.name not in schemas.DOCS.fieldNames()]
+PARSED = StructType(
+    [StructField("kind", StringType(), False)]
+    + [StructField(f.name, f.dataType, True) for f in schemas.DOCS.fields + _Q_ONLY]
+)
+BATCH_ROWS = 1000
+# Above this many repeated ids the split joins by shuffle instead of broadcasting them.
+BROADCAST_DUPLICATES = 1_000_000
 
-def _prepare_file(path: str, cfg: Config, day: str) -> Iterator[tuple[str, dict[str, Any]]]:
+
+def _prepare_file(path: str, cfg: Config, day: str) -> Iterator[dict[str, Any]]:
     for rec in read_file(path, cfg.limits.max_record_bytes):
         out = prepare(rec, cfg, day)
         if isinstance(out, Quarantined):
-            yield "q", asdict(out)
+            yield {"kind": "q", **asdict(out)}
         else:
             out["raw"] = rec.raw
-            yield "d", out
+            out["kind"] = "d"
+            yield out
+
+
+def _prepare_batches(
+    batches: Iterator[pa.RecordBatch], cfg: Config, day: str, schema: pa.Schema
+) -> Iterator[pa.RecordBatch]:
+    for batch in batches:
+        for path in batch.column("path").to_pylist():
+            rows: list[dict[str, Any]] = []
+            for row in _prepare_file(path, cfg, day):
+                rows.append(row)
+                if len(rows) >= BATCH_ROWS:
+                    yield pa.RecordBatch.from_pylist(rows, schema=schema)
+                    rows = []
+            if rows:
+                yield pa.RecordBatch.from_pylist(rows, schema=schema)
 
 
 def read_and_fingerprint(
     spark: SparkSession, files: list[str], cfg: Config, day: str
-) -> tuple[DataFrame, DataFrame, RDD[Any]]:
+) -> tuple[DataFrame, DataFrame, DataFrame]:
     """(documents, quarantined, cached parse) of the given files; one task per file.
 
-    The parsed records are cached so that HTML extraction runs once for both
-    outputs; the caller unpersists the third element when both are written.
+    The parse is cached so that HTML extraction and fingerprinting run once for
+    both outputs; the caller unpersists the third element when both are written.
     """
     sc = spark.sparkContext
-    parsed = sc.parallelize(files, max(1, len(files))).flatMap(lambda f: _prepare_file(f, cfg, day))
-    parsed = parsed.persist()
-    doc_fields = schemas.DOCS.fieldNames()
-    q_fields = schemas.QUARANTINE.fieldNames()
-    docs = spark.createDataFrame(
-        parsed.filter(lambda kv: kv[0] == "d").map(lambda kv: tuple(kv[1][f] for f in doc_fields)),
-        schemas.DOCS,
-    )
-    quarantined = spark.createDataFrame(
-        parsed.filter(lambda kv: kv[0] == "q").map(lambda kv: tuple(kv[1][f] for f in q_fields)),
-        schemas.QUARANTINE,
-    )
+    paths = spark.createDataFrame(sc.parallelize([(f,) for f in files], len(files)), "path string")
+    schema = to_arrow_schema(PARSED)
+    parsed = paths.mapInArrow(lambda it: _prepare_batches(it, cfg, day, schema), PARSED).persist()
+    docs = parsed.filter(F.col("kind") == "d").select(*schemas.DOCS.fieldNames())
+    quarantined = parsed.filter(F.col("kind") == "q").select(*schemas.QUARANTINE.fieldNames())
     docs, quarantined = split_duplicate_ids(docs, quarantined)
     return docs, quarantined, parsed
 
 
 def split_duplicate_ids(docs: DataFrame, quarantined: DataFrame) -> tuple[DataFrame, DataFrame]:
-    """Keep the first record of each id (by file, then position); quarantine the rest."""
+    """Keep the first record of each id (by file, then position); quarantine the rest.
+
+    Only (id, source, position) are shuffled to rank the records of an id; the
+    repeats found (normally few) are then broadcast to split the wide rows.
+    """
     w = Window.partitionBy("id").orderBy("source", "position")
-    ranked = docs.withColumn("_n", F.row_number().over(w))
-    first = ranked.filter("_n = 1").drop("_n")
-    again = ranked.filter("_n > 1").select(
+    repeats = (
+        docs.select("id", "source", "position")
+        .withColumn("_n", F.row_number().over(w))
+        .filter("_n > 1")
+        .select("source", "position")
+    )
+    if repeats.count() <= BROADCAST_DUPLICATES:
+        repeats = F.broadcast(repeats)
+    first = docs.join(repeats, ["source", "position"], "left_anti")
+    again = docs.join(repeats, ["source", "position"]).select(
         "source",
         "position",
         F.lit("duplicate_id").alias("reason"),
