@@ -15,6 +15,12 @@ The five Spark stages are `spark-submit jobs/<stage>.py` through the `spark_defa
 connection (master `local[*]` by default); `report` runs in Python and applies the
 data-quality gate. Intermediates live in `{home}/work/dt={day}/`.
 
+**On a Spark cluster** only the `spark_default` connection changes (conn type `spark`, host
+`spark://MASTER`, port 7077). Set `CRAWLDEDUP_PY_FILES` to the project zip
+(`scripts/build_dist.sh`) so that executors import the project from it (`--py-files`); the
+executors' python (`PYSPARK_PYTHON`) needs the project's dependencies, and `home` must be
+a path every node sees (a shared file system). See the README, "Running on a Spark cluster".
+
 **Which day.** A scheduled run covers the data interval that starts on the crawl day at the
 cron time: the run of logical date `D` fires at the next cron tick (by default `D+1` 03:00
 UTC) and processes `{input_root}/dt=D/` (`{{ ds }}`). A run triggered without a logical
@@ -53,7 +59,8 @@ Deployment knobs (environment of the DAG processor and workers): `CRAWLDEDUP_SCH
 (cron, default `0 3 * * *`), `CRAWLDEDUP_CATCHUP`, `CRAWLDEDUP_INPUT_ROOT` and
 `CRAWLDEDUP_HOME` (param defaults), `CRAWLDEDUP_JOBS_DIR`, `CRAWLDEDUP_OWNER`,
 `CRAWLDEDUP_RETRIES`, `CRAWLDEDUP_RETRY_DELAY_S`, `CRAWLDEDUP_SENSOR_POKE_S`,
-`CRAWLDEDUP_SENSOR_TIMEOUT_H`, `CRAWLDEDUP_SPARK_DRIVER_MEMORY`,
+`CRAWLDEDUP_SENSOR_TIMEOUT_H`, `CRAWLDEDUP_SPARK_DRIVER_MEMORY`, `CRAWLDEDUP_PY_FILES`
+(comma-separated `--py-files` of every Spark stage, e.g. the project zip; empty: none),
 `CRAWLDEDUP_TOPICS_LIBRARY` (the `topics_library` default).
 """
 
@@ -84,6 +91,9 @@ RETRY_DELAY = timedelta(seconds=float(_ENV.get("CRAWLDEDUP_RETRY_DELAY_S", "60")
 SENSOR_POKE = timedelta(seconds=float(_ENV.get("CRAWLDEDUP_SENSOR_POKE_S", "300")))
 SENSOR_TIMEOUT = timedelta(hours=float(_ENV.get("CRAWLDEDUP_SENSOR_TIMEOUT_H", "12")))
 DRIVER_MEMORY = _ENV.get("CRAWLDEDUP_SPARK_DRIVER_MEMORY", "2g")
+# The project zip shipped to executors: harmless on local[*], needed on a cluster whose
+# nodes do not have the project installed.
+PY_FILES = _ENV.get("CRAWLDEDUP_PY_FILES", "") or None
 SENSOR_TASK_ID = "wait_for_crawl"
 
 
@@ -293,6 +303,7 @@ with DAG(
             application_args=_stage_args_template(stage),
             name=f"crawldedup-{stage}",
             conf=_spark_conf(),
+            py_files=PY_FILES,
             driver_memory=DRIVER_MEMORY,
             execution_timeout=timedelta(hours=4),
             doc_md=STAGE_DOCS[stage],
