@@ -9,4 +9,9 @@ cd "$ROOT"
 "$ROOT/scripts/hbase.sh" up
 "$VENV/bin/ruff" check .
 "$VENV/bin/mypy"
+# tests/cluster start a Spark standalone cluster (scripts/spark_cluster.sh) from their
+# fixture and stop it; should pytest be killed, the trap stops one this run started.
+if ! "$ROOT/scripts/spark_cluster.sh" status >/dev/null 2>&1; then
+  trap '"$ROOT/scripts/spark_cluster.sh" down >/dev/null 2>&1 || true' EXIT
+fi
 "$VENV/bin/pytest" "$@"
