@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -174,7 +175,9 @@ def submit_day(
                 # spark-submit merges the Python driver's stderr into its stdout.
                 out = f"{run.stdout}\n{run.stderr}".splitlines()
                 lines = [x for x in out if x.startswith(f"[{day}]")]
-                progress(f"{stage:<11} {run.seconds:7.1f}s wall  {lines[-1] if lines else ''}")
+                # "[D] 1/1 stage  12.3s  counts" -> "in-app 12.3s  counts"
+                detail = re.sub(r"^\[[^]]*\] 1/1 \S+\s+", "in-app ", lines[-1]) if lines else ""
+                progress(f"{stage:<11} {run.seconds:7.1f}s wall  {detail}")
     return runs
 
 
