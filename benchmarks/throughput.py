@@ -55,8 +55,12 @@ import quality  # the peers, shared with the quality benchmark
 ROOT = Path(__file__).resolve().parent.parent
 DAY = "2026-11-10"
 INDEX_DAY = "2026-11-09"
-RULE_KEY = {"content_md5": "content_key", "head": "head_key", "tail": "tail_key"}
-RULE_KEY["title"] = "title_key"
+RULE_KEY = {
+    "content_md5": "content_key",
+    "head": "head_key",
+    "tail": "tail_key",
+    "title": "title_key",
+}
 
 
 @dataclass(frozen=True)
