@@ -1,5 +1,5 @@
 # Every target goes through scripts/, which pin Java 17 and use the project's venv.
-.PHONY: setup demo test lint unit clean airflow
+.PHONY: setup demo test test-all lint unit clean airflow
 
 setup:
 	scripts/setup.sh dev
@@ -9,6 +9,9 @@ demo:
 
 test:
 	scripts/test.sh
+
+test-all:
+	scripts/test.sh --all
 
 unit:
 	scripts/setup.sh dev && .venv/bin/pytest tests/unit -q

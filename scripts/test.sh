@@ -1,7 +1,16 @@
 #!/usr/bin/env bash
 # The README's test command: installs what the tests need, starts the servers they
-# need (reusing ones already up), and runs every test layer.
+# need (reusing ones already up), lints, type-checks and runs the tests.
+#
+#   scripts/test.sh [PYTEST ARGS]         make test: every layer, without the tests
+#                                         marked exhaustive (about 20 minutes cold)
+#   scripts/test.sh --all [PYTEST ARGS]   make test-all: every test
 set -euo pipefail
+select=(-m "not exhaustive")
+if [[ "${1:-}" == "--all" ]]; then
+  select=()
+  shift
+fi
 source "$(dirname "$0")/env.sh"
 "$ROOT/scripts/setup.sh" dev
 cd "$ROOT"
@@ -14,4 +23,5 @@ cd "$ROOT"
 if ! "$ROOT/scripts/spark_cluster.sh" status >/dev/null 2>&1; then
   trap '"$ROOT/scripts/spark_cluster.sh" down >/dev/null 2>&1 || true' EXIT
 fi
-"$VENV/bin/pytest" "$@"
+# The slowest tests are listed at the end: timings belong to reports, not to asserts.
+"$VENV/bin/pytest" "${select[@]}" --durations=15 "$@"

@@ -1,4 +1,9 @@
-"""Shared fixtures: one local[2] SparkSession for the whole run (a cold start costs ~14 s)."""
+"""Shared fixtures: one local[2] SparkSession and one sample crawl for the whole run.
+
+Layers follow the folders (``tests/unit`` → ``unit``, ``tests/airflow`` → ``airflow``, ...),
+so a new test cannot land in the wrong layer unmarked. Tests marked ``exhaustive`` run only
+in ``make test-all``; ``make test`` runs every other test (``-m "not exhaustive"``).
+"""
 
 from __future__ import annotations
 
@@ -14,6 +19,9 @@ pytest_plugins = ["tests.hbase_fixtures"]
 os.environ.setdefault("JAVA_HOME", "/usr/lib/jvm/java-17-openjdk-amd64")
 os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
 
+LAYERS = ("unit", "spark", "contract", "integration", "airflow", "cluster")
+SAMPLE_DAYS = ("2026-11-01", "2026-11-02", "2026-11-03")
+
 
 @pytest.fixture(scope="session")
 def spark() -> Iterator[object]:
@@ -26,10 +34,25 @@ def spark() -> Iterator[object]:
     session.stop()
 
 
+@pytest.fixture(scope="session")
+def sample_crawl(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The 3-day sample crawl with its truth, generated once per run; tests only read it.
+
+    Each day folder carries the crawler's ``_SUCCESS`` marker (which readers skip), so the
+    DAG's default readiness rule accepts it too.
+    """
+    from crawldedup.sample import generate_sample
+
+    out = tmp_path_factory.mktemp("sample-crawl")
+    generate_sample(out, days=len(SAMPLE_DAYS))
+    for day in SAMPLE_DAYS:
+        (out / f"dt={day}" / "_SUCCESS").touch()
+    return out
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    # Markers follow the folder, so a new test cannot land in the wrong layer unmarked.
     for item in items:
-        parts = Path(str(item.fspath)).parts
-        for layer in ("unit", "spark", "integration", "contract"):
+        parts = Path(str(item.fspath)).relative_to(ROOT).parts
+        for layer in LAYERS:
             if layer in parts:
                 item.add_marker(getattr(pytest.mark, layer))

@@ -153,25 +153,3 @@ def run_dag(
         log=log,
         raw=raw,
     )
-
-
-def verdicts(day: str, home: Path, store: str) -> dict[str, dict[str, Any]]:
-    """``crawldedup verdicts`` of one day, by document id."""
-    proc = subprocess.run(
-        [
-            str(VENV_BIN / "crawldedup"),
-            "verdicts",
-            "--date",
-            day,
-            "--home",
-            str(home),
-            "--store",
-            store,
-        ],
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert proc.returncode == 0, proc.stderr
-    rows = [json.loads(line) for line in proc.stdout.splitlines() if line.strip()]
-    return {r["id"]: r for r in rows}

@@ -18,8 +18,6 @@ import pytest
 
 from tests.airflow.conftest import DAGS, ROOT, airflow_env
 
-pytestmark = pytest.mark.unit
-
 DAG_ID = "crawl_dedup_daily"
 SPARK_STAGES = ["fingerprint", "bloom", "candidates", "similarity", "publish"]
 HEAVY = ["pyspark", "py4j", "happybase", "thriftpy2", "crawldedup.pipeline", "jieba"]
@@ -104,8 +102,8 @@ def test_dagbag_has_no_import_errors(parsed: dict[str, Any]) -> None:
     assert DAG_ID in parsed["dag_ids"]
 
 
-def test_parsing_is_fast_and_imports_no_spark_or_hbase_client(parsed: dict[str, Any]) -> None:
-    assert parsed["parse_seconds"] < 2.0, parsed["parse_seconds"]
+def test_parsing_imports_no_spark_or_hbase_client(parsed: dict[str, Any]) -> None:
+    # How long parsing takes is measured by benchmarks, not asserted here.
     assert parsed["loaded"] == dict.fromkeys(HEAVY, False)
 
 

@@ -1,11 +1,13 @@
 """``crawl_dedup_daily`` for real: ``dag.test()`` with a real Airflow (SQLite metadata DB)
-and real Spark (spark-submit of every stage) for two consecutive sample days, against the
-embedded store and against HBase; a rerun of the first day with another threshold; the
-quality gate on a day without documents.
+and real Spark (spark-submit of every stage).
 
-Each ``dag.test()`` runs in its own process (see conftest). A day costs five spark-submit
-JVM starts; the wall time of every run is recorded in ``DagRunResult.wall_seconds`` and
-printed by ``-rA``.
+``make test`` runs one sample day on the embedded store, every task included (relevance
+too), and the HBase hook against a real HBase. ``make test-all`` adds the second day on
+the same home, two days against HBase through the ``hbase_default`` connection, a rerun of
+the first day with another threshold, and the quality gate on a day without documents.
+
+Each ``dag.test()`` runs in its own process (see conftest); a day costs five or six
+spark-submit JVM starts.
 """
 
 from __future__ import annotations
@@ -13,13 +15,13 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from crawldedup.sample import generate_sample, load_truth
+from crawldedup.sample import load_truth
 from crawldedup.store import open_store
 from tests.airflow.conftest import (
     ROOT,
@@ -27,16 +29,14 @@ from tests.airflow.conftest import (
     airflow_env,
     new_airflow_home,
     run_dag,
-    verdicts,
 )
+from tests.cli_helpers import verdicts
 from tests.hbase_fixtures import HBASE_HOST, HBASE_PORT, drop_prefix, unique_prefix
-
-pytestmark = pytest.mark.integration
 
 DAYS = ["2026-11-01", "2026-11-02"]
 ALL_TASKS = {"wait_for_crawl", "fingerprint", "bloom", "candidates", "similarity", "publish"}
 ALL_TASKS |= {"report", "relevance_enabled", "relevance"}
-# Both scenarios run the relevance branch too (seed 003), on the dedup sample's pages.
+# The runs take the relevance branch too (seed 003), on the dedup sample's pages.
 LIBRARY = str(ROOT / "config" / "topics.example.yaml")
 
 
@@ -53,55 +53,51 @@ class Scenario:
     conf: dict[str, Any]
     runs: dict[str, DagRunResult]
     store: str
-    verdicts: dict[str, dict[str, dict[str, Any]]]
+    verdicts: dict[str, dict[str, dict[str, Any]]] = field(default_factory=dict)
 
-
-@pytest.fixture(scope="module")
-def sample(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("crawl")
-    generate_sample(out, days=len(DAYS))
-    # The crawler's completion markers (the sample generator writes data files only).
-    for day in DAYS:
-        (out / f"dt={day}" / "_SUCCESS").touch()
-    return out
-
-
-def run_days(
-    root: Path, template_db: Path, sample: Path, conf: dict[str, Any], **env: str
-) -> tuple[dict[str, str], dict[str, DagRunResult]]:
-    environ = airflow_env(new_airflow_home(root / "airflow", template_db), **env)
-    runs: dict[str, DagRunResult] = {}
-    for day in DAYS:
-        run = run_dag(environ, root / f"{day}.log", logical_date=logical(day), conf=conf)
-        runs[day] = run
-        # Day 2 would only wait for, then fail on, a failed day 1: stop here.
+    def run_day(self, day: str) -> DagRunResult:
+        run = run_dag(self.env, self.root / f"{day}.log", logical_date=logical(day), conf=self.conf)
+        self.runs[day] = run
+        # A later day would only wait for, then fail on, a failed day: stop here.
         assert run.state == "success", run.brief()
-    return environ, runs
+        self.store = run.xcom["wait_for_crawl.return_value"]["store"]
+        self.verdicts[day] = verdicts(day, self.home, self.store)
+        return run
+
+
+def new_scenario(root: Path, template_db: Path, conf: dict[str, Any], **env: str) -> Scenario:
+    environ = airflow_env(new_airflow_home(root / "airflow", template_db), **env)
+    return Scenario(environ, root, Path(conf["home"]), conf, runs={}, store="")
 
 
 @pytest.fixture(scope="module")
 def embedded(
-    sample: Path, airflow_db_template: Path, tmp_path_factory: pytest.TempPathFactory
+    sample_crawl: Path, airflow_db_template: Path, tmp_path_factory: pytest.TempPathFactory
 ) -> Scenario:
+    """Day 1 through the DAG on the embedded store (no hbase_default connection)."""
     root = tmp_path_factory.mktemp("embedded")
-    home = root / "home"
-    # No hbase_default: the embedded store.
-    conf = {"input_root": str(sample), "home": str(home), "topics_library": LIBRARY}
-    env, runs = run_days(root, airflow_db_template, sample, conf)
-    store = runs[DAYS[0]].xcom["wait_for_crawl.return_value"]["store"]
-    found = {d: verdicts(d, home, store) for d in DAYS}
-    return Scenario(env, root, home, conf, runs, store, found)
+    conf = {"input_root": str(sample_crawl), "home": str(root / "home"), "topics_library": LIBRARY}
+    s = new_scenario(root, airflow_db_template, conf)
+    s.run_day(DAYS[0])
+    return s
+
+
+@pytest.fixture(scope="module")
+def embedded_two_days(embedded: Scenario) -> Scenario:
+    """The same home, day 2 on top of day 1."""
+    if DAYS[1] not in embedded.runs:
+        embedded.run_day(DAYS[1])
+    return embedded
 
 
 @pytest.fixture(scope="module")
 def on_hbase(
     hbase: str,
-    sample: Path,
+    sample_crawl: Path,
     airflow_db_template: Path,
     tmp_path_factory: pytest.TempPathFactory,
 ) -> Any:
     root = tmp_path_factory.mktemp("hbase")
-    home = root / "home"
     prefix = unique_prefix("af")
     # The store comes from the hbase_default connection through HBaseHook; the folder is
     # ready as soon as it has data files.
@@ -112,30 +108,27 @@ def on_hbase(
         "extra": {"table_prefix": prefix, "timeout_ms": 60000, "retries": 5, "batch_size": 500},
     }
     conf = {
-        "input_root": str(sample),
-        "home": str(home),
+        "input_root": str(sample_crawl),
+        "home": str(root / "home"),
         "wait_for": "data_files",
         "topics_library": LIBRARY,
     }
+    s = new_scenario(
+        root, airflow_db_template, conf, AIRFLOW_CONN_HBASE_DEFAULT=json.dumps(connection)
+    )
     try:
-        env, runs = run_days(
-            root,
-            airflow_db_template,
-            sample,
-            conf,
-            AIRFLOW_CONN_HBASE_DEFAULT=json.dumps(connection),
-        )
-        store = runs[DAYS[0]].xcom["wait_for_crawl.return_value"]["store"]
-        found = {d: verdicts(d, home, store) for d in DAYS}
-        yield Scenario(env, root, home, conf, runs, store, found)
+        for day in DAYS:
+            s.run_day(day)
+        yield s
     finally:
         drop_prefix(prefix)
 
 
-def check_two_days(s: Scenario, sample: Path) -> None:
-    """Every document has one verdict; day 2 has duplicates of day-1 documents; counts."""
+def check_days(s: Scenario, sample: Path) -> None:
+    """Every document has one verdict, every task succeeded, the report's counts add up;
+    with two days, day 2 has duplicates of day-1 documents."""
     truth = load_truth(sample / "truth.jsonl")
-    for day in DAYS:
+    for day in s.runs:
         run = s.runs[day]
         assert run.tasks == dict.fromkeys(ALL_TASKS, "success"), run.brief()
         found = s.verdicts[day]
@@ -159,35 +152,46 @@ def check_two_days(s: Scenario, sample: Path) -> None:
         with open_store(s.store) as store:
             scored = sum(1 for _ in store.scan_prefix("rel_scores", f"{day}|", keys_only=True))
         assert scored == 3 * counts["documents"]
+    if len(s.runs) == 1:
+        return
     day1 = set(s.verdicts[DAYS[0]])
     cross_day = [v for v in s.verdicts[DAYS[1]].values() if v["duplicate_of"] in day1]
     assert cross_day, "no day-2 duplicate points at a day-1 document"
     assert s.runs[DAYS[1]].xcom["report.counts"]["trailing_days"] == 1
 
 
-def test_two_days_on_the_embedded_store(embedded: Scenario, sample: Path) -> None:
+def test_one_day_on_the_embedded_store(embedded: Scenario, sample_crawl: Path) -> None:
     assert embedded.store == f"sqlite:///{embedded.home.resolve() / 'store.db'}"
     assert embedded.runs[DAYS[0]].xcom["wait_for_crawl.return_value"]["store_source"] == (
         "the embedded default under home"
     )
-    check_two_days(embedded, sample)
+    check_days(embedded, sample_crawl)
     print({d: r.wall_seconds for d, r in embedded.runs.items()})
 
 
+@pytest.mark.exhaustive
+def test_second_day_on_the_embedded_store(embedded_two_days: Scenario, sample_crawl: Path) -> None:
+    check_days(embedded_two_days, sample_crawl)
+    print({d: r.wall_seconds for d, r in embedded_two_days.runs.items()})
+
+
+@pytest.mark.exhaustive
 @pytest.mark.hbase
-def test_two_days_on_hbase_through_the_connection(on_hbase: Scenario, sample: Path) -> None:
+def test_two_days_on_hbase_through_the_connection(on_hbase: Scenario, sample_crawl: Path) -> None:
     resolved = on_hbase.runs[DAYS[0]].xcom["wait_for_crawl.return_value"]
     assert resolved["store_source"] == "connection hbase_default"
     assert on_hbase.store.startswith(f"hbase://{HBASE_HOST}:{HBASE_PORT}/taf")
     assert "retries=5" in on_hbase.store
-    check_two_days(on_hbase, sample)
+    check_days(on_hbase, sample_crawl)
     print({d: r.wall_seconds for d, r in on_hbase.runs.items()})
 
 
+@pytest.mark.exhaustive
 def test_rerun_of_the_first_day_with_another_threshold_replaces_that_day_only(
-    embedded: Scenario,
+    embedded_two_days: Scenario,
 ) -> None:
-    before = embedded.verdicts
+    embedded = embedded_two_days
+    before = dict(embedded.verdicts)
     # A manual run without a logical date: the crawl_date param names the day.
     conf = {**embedded.conf, "crawl_date": DAYS[0], "threshold": 0.999}
     rerun = run_dag(embedded.env, embedded.root / "rerun.log", logical_date=None, conf=conf)
@@ -208,6 +212,7 @@ def test_rerun_of_the_first_day_with_another_threshold_replaces_that_day_only(
         assert v["rule"] == "content_md5" or v["similarity"] > 0.999, v
 
 
+@pytest.mark.exhaustive
 def test_quality_gate_fails_loudly_on_a_day_without_documents(
     airflow_db_template: Path, tmp_path: Path
 ) -> None:

@@ -31,8 +31,6 @@ from crawldedup_airflow.quality import (
 )
 from crawldedup_airflow.stores import StoreSetupError, embedded_store_url, hbase_store_url
 
-pytestmark = pytest.mark.unit
-
 RUN = {
     "crawl_date": "2026-11-02",
     "input": "/crawl/dt=2026-11-02",

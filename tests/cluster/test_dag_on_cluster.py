@@ -12,12 +12,13 @@ from pathlib import Path
 
 import pytest
 
-from crawldedup.sample import generate_sample, load_truth
-from tests.airflow.conftest import airflow_env, new_airflow_home, run_dag, verdicts
+from crawldedup.sample import load_truth
+from tests.airflow.conftest import airflow_env, new_airflow_home, run_dag
+from tests.cli_helpers import verdicts
 from tests.cluster.conftest import master_json
 from tests.hbase_fixtures import HBASE_HOST, HBASE_PORT, drop_prefix, unique_prefix
 
-pytestmark = [pytest.mark.cluster, pytest.mark.hbase, pytest.mark.integration]
+pytestmark = pytest.mark.hbase
 
 # One day in CI (the cross-day path on the cluster is test_standalone_cluster's); the
 # recorded two-day run: CRAWLDEDUP_TEST_CLUSTER_DAG_DAYS=2.
@@ -30,10 +31,10 @@ def test_the_dag_runs_on_the_cluster_by_changing_spark_default(
     project_zip: Path,
     hbase: str,
     airflow_db_template: Path,
+    sample_crawl: Path,
     tmp_path: Path,
 ) -> None:
-    sample = tmp_path / "crawl"
-    generate_sample(sample, days=len(DAYS))
+    sample = sample_crawl
     home = tmp_path / "home"
     prefix = unique_prefix("afc")
     host, port = spark_master.rsplit(":", 1)

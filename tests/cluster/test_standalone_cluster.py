@@ -19,13 +19,11 @@ from pathlib import Path
 import pytest
 
 from crawldedup.pipeline.submit import SPARK_STAGES, spark_submit_cmd, submit_day, submit_env
-from crawldedup.sample import generate_sample
+from tests.cli_helpers import cli, table_dump, verdicts
 from tests.hbase_fixtures import drop_prefix, hbase_url, unique_prefix
-from tests.integration.test_cli_end_to_end import cli
-from tests.integration.test_hbase_end_to_end import table_dump
-from tests.integration.test_hbase_end_to_end import verdicts_with_store as verdicts
 
-pytestmark = [pytest.mark.cluster, pytest.mark.hbase, pytest.mark.integration]
+# make test runs one DAG day on the cluster (test_dag_on_cluster); these two go further.
+pytestmark = [pytest.mark.hbase, pytest.mark.exhaustive]
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
@@ -67,10 +65,9 @@ def test_executors_import_the_shipped_zip_and_run_jieba(
 
 
 def test_two_days_on_the_cluster_match_local(
-    spark_master: str, project_zip: Path, hbase: str, tmp_path: Path
+    spark_master: str, project_zip: Path, hbase: str, sample_crawl: Path, tmp_path: Path
 ) -> None:
-    sample = tmp_path / "sample"
-    generate_sample(sample, days=len(DAYS))
+    sample = sample_crawl
     config = tmp_path / "crawldedup.toml"
     config.write_text(CONFIG)
     on_cluster, on_local = unique_prefix("cl"), unique_prefix("lo")

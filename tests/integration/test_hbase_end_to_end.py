@@ -1,70 +1,52 @@
-"""The daily job against a real HBase: same verdicts as the embedded store, and a rerun
-after the Thrift server died mid-write completes the day exactly."""
+"""The command line against a real HBase, as production runs it: two sample days, the
+Thrift server killed while day 2 is being published, then a rerun of day 2. The rerun
+completes the day exactly: verdicts and every table equal, cell for cell, those of the
+same days run by the same stages on the embedded store (in the shared Spark session).
+"""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
-import sys
-import time
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from crawldedup.sample import generate_sample
-from crawldedup.store import open_store
-from crawldedup.store.base import TABLES
+from crawldedup.config import Config
+from crawldedup.pipeline.context import DayContext
+from crawldedup.pipeline.stages import run_day
+from crawldedup.sample import load_truth
+from tests.cli_helpers import BIN, cli, table_dump, verdicts
+from tests.conftest import SAMPLE_DAYS
 from tests.hbase_fixtures import ROOT, drop_prefix, ensure_hbase, hbase_url, unique_prefix
-from tests.integration.test_cli_end_to_end import DAYS, cli
+from tests.verdict_checks import (
+    DAY2_QUARANTINE,
+    check_contract_verdicts,
+    check_planted_reposts,
+    check_progress_lines,
+)
 
 pytestmark = pytest.mark.hbase
 
-
-@pytest.fixture(scope="module")
-def sample(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("hbase-e2e") / "sample"
-    generate_sample(root, days=3)
-    return root
+DAYS = SAMPLE_DAYS[:2]
+# Few, short retries: the run should give up while Thrift is down, not wait for it.
+FAST_FAIL = "?retries=2&backoff_s=0.2&timeout_ms=5000"
 
 
-def run_day(day: str, sample: Path, home: Path, store: str) -> subprocess.CompletedProcess[str]:
-    return cli(
-        "run", "--date", day, "--input", str(sample / f"dt={day}"), "--store", store, home=home
-    )
-
-
-def table_dump(store_url: str) -> dict[str, list[tuple[str, dict[str, bytes]]]]:
-    with open_store(store_url) as store:
-        return {t: list(store.scan(t)) for t in TABLES if t != "days"}
-
-
-def test_three_days_on_hbase_match_the_embedded_store(
-    hbase: str, sample: Path, tmp_path: Path
-) -> None:
-    prefix = unique_prefix("e")
-    url = hbase_url(prefix)
-    try:
-        for d in DAYS:
-            run_day(d, sample, tmp_path / "hb", url)
-            run_day(d, sample, tmp_path / "lite", f"sqlite:///{tmp_path / 'lite.db'}")
-        for d in DAYS:
-            on_hbase = verdicts_with_store(d, tmp_path / "hb", url)
-            embedded = verdicts_with_store(
-                d, tmp_path / "lite", f"sqlite:///{tmp_path / 'lite.db'}"
-            )
-            assert on_hbase == embedded and on_hbase
-        assert table_dump(url) == table_dump(f"sqlite:///{tmp_path / 'lite.db'}")
-    finally:
-        drop_prefix(prefix)
-
-
-def verdicts_with_store(day: str, home: Path, store: str) -> dict[str, dict[str, Any]]:
-    import json
-
-    out = cli("verdicts", "--date", day, "--store", store, home=home).stdout
-    return {r["id"]: r for r in (json.loads(x) for x in out.splitlines())}
+@dataclass
+class HBaseDays:
+    url: str
+    home: Path
+    first: subprocess.CompletedProcess[str]  # day 1
+    killed_code: int  # day 2, Thrift killed when publish started
+    killed_stderr: str
+    rerun: subprocess.CompletedProcess[str]  # day 2 again, Thrift back
+    verdicts: dict[str, dict[str, dict[str, Any]]]
 
 
 def thrift_pid() -> int:
@@ -72,56 +54,93 @@ def thrift_pid() -> int:
     return int((data / "run" / "thrift.pid").read_text().strip())
 
 
-def test_thrift_killed_mid_write_then_rerun_completes_the_day(
-    hbase: str, sample: Path, tmp_path: Path
-) -> None:
-    clean, faulty = unique_prefix("k"), unique_prefix("f")
-    # Few, short retries: the test wants the task to give up while Thrift is down.
-    fast_fail = "?retries=2&backoff_s=0.2&timeout_ms=5000"
-    try:
-        for prefix in (clean, faulty):
-            run_day(DAYS[0], sample, tmp_path / prefix, hbase_url(prefix))
-        run_day(DAYS[1], sample, tmp_path / clean, hbase_url(clean))
+def run_day_killing_thrift_at_publish(day: str, sample: Path, home: Path, url: str) -> Any:
+    """``crawldedup run`` of ``day``; SIGKILL to the Thrift server once similarity is done
+    (the progress line of stage 4), i.e. as publish starts writing."""
+    env = {**os.environ, "CRAWLDEDUP_HOME": str(home)}
+    cmd = [str(BIN), "run", "--date", day, "--input", str(sample / f"dt={day}"), "--store", url]
+    proc = subprocess.Popen(cmd, stderr=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env)
+    assert proc.stderr is not None
+    lines = []
+    for line in proc.stderr:
+        lines.append(line)
+        if " similarity " in line:
+            os.kill(thrift_pid(), signal.SIGKILL)
+            break
+    _, rest = proc.communicate(timeout=600)
+    return proc.returncode, "".join(lines) + rest
 
-        env = {**os.environ, "CRAWLDEDUP_HOME": str(tmp_path / faulty)}
-        proc = subprocess.Popen(
-            [
-                str(Path(sys.executable).with_name("crawldedup")),
-                "run",
-                "--date",
-                DAYS[1],
-                "--input",
-                str(sample / f"dt={DAYS[1]}"),
-                "--store",
-                hbase_url(faulty) + fast_fail,
-            ],
-            stderr=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            text=True,
-            env=env,
+
+@pytest.fixture(scope="module")
+def on_hbase(
+    hbase: str, sample_crawl: Path, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[HBaseDays]:
+    prefix = unique_prefix("e")
+    url, home = hbase_url(prefix), tmp_path_factory.mktemp("hbase-e2e") / "home"
+
+    def run(day: str) -> subprocess.CompletedProcess[str]:
+        return cli(
+            "run",
+            "--date",
+            day,
+            "--input",
+            str(sample_crawl / f"dt={day}"),
+            "--store",
+            url,
+            home=home,
         )
-        assert proc.stderr is not None
-        lines = []
-        for line in proc.stderr:
-            lines.append(line)
-            if " similarity " in line:  # the write phase (publish) starts now
-                os.kill(thrift_pid(), signal.SIGKILL)
-                break
-        _, rest = proc.communicate(timeout=600)
-        err = "".join(lines) + rest
-        assert proc.returncode == 1, err
-        last = [x for x in err.splitlines() if x.startswith("crawldedup: failed")]
-        assert last and "publish" in last[0] and "hbase" in last[0].lower(), err[-3000:]
 
-        t0 = time.time()
+    try:
+        first = run(DAYS[0])
+        code, err = run_day_killing_thrift_at_publish(DAYS[1], sample_crawl, home, url + FAST_FAIL)
         ensure_hbase()  # restarts only the Thrift server
-        assert time.time() - t0 < 300
-        run_day(DAYS[1], sample, tmp_path / faulty, hbase_url(faulty))
-        assert verdicts_with_store(
-            DAYS[1], tmp_path / faulty, hbase_url(faulty)
-        ) == verdicts_with_store(DAYS[1], tmp_path / clean, hbase_url(clean))
-        assert table_dump(hbase_url(faulty)) == table_dump(hbase_url(clean))
+        rerun = run(DAYS[1])
+        found = {d: verdicts(d, home, url) for d in DAYS}
+        yield HBaseDays(url, home, first, code, err, rerun, found)
     finally:
         ensure_hbase()
-        drop_prefix(clean)
-        drop_prefix(faulty)
+        drop_prefix(prefix)
+
+
+@pytest.fixture(scope="module")
+def embedded(spark: Any, sample_crawl: Path, tmp_path_factory: pytest.TempPathFactory) -> Any:
+    """The same days on the embedded store, by the same stages in this process."""
+    home = tmp_path_factory.mktemp("embedded-reference")
+    url = f"sqlite:///{home / 'store.db'}"
+    cfg = Config().replace(store_url=url)
+    for day in DAYS:
+        run_day(
+            spark, DayContext(day=day, home=home, cfg=cfg, input_dir=sample_crawl / f"dt={day}")
+        )
+    return url, {d: verdicts(d, home, url) for d in DAYS}
+
+
+def test_thrift_killed_mid_publish_fails_the_run_with_one_line(on_hbase: HBaseDays) -> None:
+    err = on_hbase.killed_stderr
+    assert on_hbase.killed_code == 1, err[-3000:]
+    last = [x for x in err.splitlines() if x.startswith("crawldedup: failed")]
+    assert last and "publish" in last[0] and "hbase" in last[0].lower(), err[-3000:]
+
+
+def test_rerun_after_the_kill_equals_the_embedded_store(on_hbase: HBaseDays, embedded: Any) -> None:
+    url, found = embedded
+    assert on_hbase.verdicts == found
+    assert table_dump(on_hbase.url) == table_dump(url)
+
+
+def test_verdicts_follow_the_contract_and_the_planted_truth(
+    on_hbase: HBaseDays, sample_crawl: Path
+) -> None:
+    truth = load_truth(sample_crawl / "truth.jsonl")
+    check_contract_verdicts(on_hbase.verdicts, truth)
+    check_planted_reposts(on_hbase.verdicts, truth)
+
+
+def test_quarantine_is_counted_and_progress_is_one_line_per_stage(on_hbase: HBaseDays) -> None:
+    report = json.loads(
+        cli("report", "--date", DAYS[1], "--store", on_hbase.url, home=on_hbase.home).stdout
+    )
+    assert report["quarantined"] == DAY2_QUARANTINE
+    assert report["documents"] == len(on_hbase.verdicts[DAYS[1]])
+    assert "5 quarantined" in on_hbase.rerun.stdout
+    check_progress_lines(on_hbase.first.stderr)

@@ -12,7 +12,7 @@ from crawldedup.store import open_store
 from crawldedup.store.base import INDEX_TABLES
 from tests.hbase_fixtures import HBASE_HOST, HBASE_PORT, ROOT, drop_prefix, hbase_url, unique_prefix
 
-pytestmark = pytest.mark.hbase
+pytestmark = [pytest.mark.hbase, pytest.mark.exhaustive]
 
 
 @pytest.fixture

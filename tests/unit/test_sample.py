@@ -36,8 +36,6 @@ from crawldedup.sample import (
 )
 from crawldedup.sample.generator import _cosine, _normalize, _seed_keys, _terms
 
-pytestmark = pytest.mark.unit
-
 START = dt.date(2026, 11, 1)
 DAYS = [f"{START + dt.timedelta(days=i):%Y-%m-%d}" for i in range(3)]
 

@@ -1,0 +1,37 @@
+"""The real ``crawldedup`` command line in a subprocess, and what tests read back."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+BIN = Path(sys.executable).with_name("crawldedup")
+
+
+def cli(*args: str, home: Path, check: bool = True) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "CRAWLDEDUP_HOME": str(home)}
+    proc = subprocess.run([str(BIN), *args], capture_output=True, text=True, env=env, timeout=600)
+    if check and proc.returncode != 0:
+        raise AssertionError(f"crawldedup {args} exited {proc.returncode}: {proc.stderr[-2000:]}")
+    return proc
+
+
+def verdicts(day: str, home: Path, store: str | None = None) -> dict[str, dict[str, Any]]:
+    """``crawldedup verdicts`` of one day, by document id."""
+    extra = ("--store", store) if store else ()
+    out = cli("verdicts", "--date", day, *extra, home=home).stdout
+    rows = [json.loads(line) for line in out.splitlines() if line.strip()]
+    return {r["id"]: r for r in rows}
+
+
+def table_dump(store_url: str) -> dict[str, list[tuple[str, dict[str, bytes]]]]:
+    """Every row of every table but ``days`` (whose reports hold timings)."""
+    from crawldedup.store import open_store
+    from crawldedup.store.base import TABLES
+
+    with open_store(store_url) as store:
+        return {t: list(store.scan(t)) for t in TABLES if t != "days"}
