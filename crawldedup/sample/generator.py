@@ -38,10 +38,11 @@ import uuid
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 from typing import Any
 
-from crawldedup.sample import corpus
+from crawldedup.sample import _data, corpus
 from crawldedup.sample.truth import (
     NEGATIVE_KINDS,
     QUARANTINE_REASONS,
@@ -87,98 +88,80 @@ class Site:
     indent: bool = False  # zh news sites indent paragraphs with two ideographic spaces
 
 
-_ORIGIN_SITES: tuple[Site, ...] = (
-    Site(
-        "东海新闻网",
-        "www.donghainews.cn",
-        "zh",
-        "news",
-        ("local", "finance", "sports", "culture"),
-        True,
-    ),
-    Site(
-        "江城晚报",
-        "www.jcwb.com.cn",
-        "zh",
-        "news",
-        ("local", "health", "education", "travel"),
-        True,
-    ),
-    Site("科创前沿", "tech.kcqy.com", "zh", "portal", ("tech", "finance")),
-    Site("财经观察网", "www.cjgcw.net", "zh", "portal", ("finance", "tech")),
-    Site("体坛快讯", "sports.ttkx.cn", "zh", "news", ("sports",)),
-    Site("康健在线", "www.kjzx.org.cn", "zh", "news", ("health",), True),
-    Site("行走笔记", "www.xingzoubiji.com", "zh", "blog", ("travel", "culture")),
-    Site("教育资讯网", "edu.jyzxw.net", "zh", "news", ("education",)),
-    Site("随心博客", "blog.suixin.net", "zh", "blog", ()),
-    Site("The Harbor Times", "www.harbortimes.com", "en", "news", ("local", "sports", "culture")),
-    Site("Metro Business Daily", "www.metrobizdaily.com", "en", "news", ("finance", "tech")),
-    Site("TechPulse", "www.techpulse.io", "en", "news", ("tech",)),
-    Site("Wellness Weekly", "www.wellnessweekly.org", "en", "news", ("health",)),
-    Site("Wander Notes", "wandernotes.blog", "en", "blog", ("travel", "culture")),
-    Site("Campus Report", "www.campusreport.net", "en", "news", ("education",)),
-)
-_REPOST_SITES: tuple[Site, ...] = (
-    Site("今日快讯", "www.jrkx365.com", "zh", "repost"),
-    Site("每日阅读", "www.meiriyuedu.cn", "zh", "repost"),
-    Site("知文网", "www.zhiwen8.net", "zh", "repost"),
-    Site("头条快报", "www.ttkb.cc", "zh", "repost"),
-    Site("百姓资讯", "www.bxzx.org", "zh", "repost"),
-    Site("门户新闻", "news.menhuwang.com", "zh", "portal"),
-    Site("技术栈博客", "blog.jishuzhan.net", "zh", "blog"),
-    Site("News Digest", "www.newsdigest.net", "en", "repost"),
-    Site("Daily Feed", "dailyfeed.org", "en", "repost"),
-    Site("ReadHub", "readhub.blog", "en", "blog"),
-    Site("World News Now", "www.worldnewsnow.com", "en", "repost"),
-)
-_MIRROR_SITES: tuple[Site, ...] = (
-    Site("镜像资讯", "www.jingxiang-news.com", "zh", "mirror"),
-    Site("NewsMirror", "www.newsmirror.net", "en", "mirror"),
-)
-_BOILERPLATE_SITES: dict[str, Site] = {
-    "zh": Site("东海日报", "www.donghaidaily.com", "zh", "news"),
-    "en": Site("The Riverside Gazette", "www.riversidegazette.com", "en", "news"),
-}
-_FORUM_SITES: dict[str, Site] = {
-    "zh": Site("东海论坛", "bbs.donghai.net", "zh", "forum"),
-    "en": Site("Maple Community Forum", "forum.maplecommunity.org", "en", "forum"),
-}
+@dataclass(frozen=True)
+class _ForumChrome:
+    """The fixed text around every post of a forum (hard negative ``template_page``)."""
 
-# Long boilerplate shared by every article of one site (hard negative
-# ``shared_boilerplate``): each part normalizes to well over 100 characters, so the
-# seed's head and tail keys of all those articles are identical.
-_BOILERPLATE: dict[str, tuple[str, str]] = {
-    "zh": (
-        "东海日报全媒体出品｜东海日报社主办｜新闻热线：0571-88886666｜本网站所有内容均为东海日报社"
-        "记者采写或经授权转载，未经东海日报社书面许可，任何单位和个人不得转载、摘编、镜像或以其他"
-        "方式使用，违者必究。欢迎下载东海日报客户端，获取更多本地新闻资讯。",
-        "本文为东海日报原创稿件，版权归东海日报社所有。欢迎个人转发至朋友圈，媒体、网站、微信公众号"
-        "等转载请联系授权，并注明来源“东海日报”及作者姓名。下载东海日报客户端，获取更多本地新闻、"
-        "政务信息和便民服务。违法和不良信息举报电话：0571-88889999，举报邮箱：jubao@donghaidaily.com。",
-    ),
-    "en": (
-        "The Riverside Gazette | Independent local journalism for the Riverside valley since 1921 |"
-        " Subscribe to our morning newsletter for local news, weather, school sports and community"
-        " events delivered to your inbox every weekday.",
-        "This story is published by The Riverside Gazette, a nonprofit newsroom. Our journalism is"
-        " free to read because readers like you support it. Republication of this article requires"
-        " written permission from the editors. Send news tips to tips@riversidegazette.com or call"
-        " our newsroom any time of day.",
-    ),
-}
+    rules: str
+    boards: tuple[str, ...]
+    footer: str  # with {year}
+    title_prefixes: tuple[str, ...]  # none: titles are not prefixed (and no draw is made)
 
-_GENERIC_TITLES: dict[str, tuple[str, ...]] = {
-    "zh": (
-        "通知",
-        "公告",
-        "重要通知",
-        "温馨提示",
-        "紧急通知",
-        "关于近期工作安排的通知",
-        "情况说明",
-    ),
-    "en": ("Notice", "Press release", "Announcement", "Important notice", "Update"),
-}
+
+@dataclass(frozen=True)
+class _Tables:
+    """The generator's text: ``data/sites.json``, ``transforms.json`` and ``negatives.json``."""
+
+    origin_sites: tuple[Site, ...]  # where originals are published
+    repost_sites: tuple[Site, ...]
+    mirror_sites: tuple[Site, ...]
+    boilerplate_sites: dict[str, Site]  # per language, the shared-boilerplate site
+    forum_sites: dict[str, Site]
+    nav: dict[str, tuple[str, ...]]  # per language, the menu of news and blog pages
+    # Long boilerplate shared by every article of one site (hard negative
+    # ``shared_boilerplate``): each part normalizes to well over 100 characters, so the
+    # seed's head and tail keys of all those articles are identical.
+    boilerplate: dict[str, tuple[str, str]]  # (head, tail)
+    generic_titles: dict[str, tuple[str, ...]]
+    forum_chrome: dict[str, _ForumChrome]
+    source_lines: dict[str, tuple[str, ...]]
+    footers: dict[str, tuple[str, ...]]
+    retitle: dict[str, tuple[str, ...]]
+    synonyms: dict[str, tuple[tuple[str, str], ...]]
+    punctuation: dict[str, dict[str, str]]
+
+
+def _site(raw: dict[str, Any]) -> Site:
+    return Site(
+        raw["name"],
+        raw["host"],
+        raw["lang"],
+        raw["kind"],
+        tuple(raw.get("topics", ())),
+        raw.get("indent", False),
+    )
+
+
+def _per_lang(raw: dict[str, list[str]]) -> dict[str, tuple[str, ...]]:
+    return {lang: tuple(v) for lang, v in raw.items()}
+
+
+@cache
+def _tables() -> _Tables:
+    sites = _data.load("sites")
+    edits = _data.load("transforms")
+    negatives = _data.load("negatives")
+    return _Tables(
+        origin_sites=tuple(_site(s) for s in sites["origin"]),
+        repost_sites=tuple(_site(s) for s in sites["repost"]),
+        mirror_sites=tuple(_site(s) for s in sites["mirror"]),
+        boilerplate_sites={k: _site(v) for k, v in sites["boilerplate"].items()},
+        forum_sites={k: _site(v) for k, v in sites["forum"].items()},
+        nav=_per_lang(sites["nav"]),
+        boilerplate={k: (v["head"], v["tail"]) for k, v in negatives["boilerplate"].items()},
+        generic_titles=_per_lang(negatives["generic_titles"]),
+        forum_chrome={
+            k: _ForumChrome(v["rules"], tuple(v["boards"]), v["footer"], tuple(v["title_prefixes"]))
+            for k, v in negatives["forum"].items()
+        },
+        source_lines=_per_lang(edits["source_lines"]),
+        footers=_per_lang(edits["footers"]),
+        retitle=_per_lang(edits["retitle"]),
+        synonyms={k: tuple((a, b) for a, b in v) for k, v in edits["synonyms"].items()},
+        punctuation={k: dict(v) for k, v in edits["punctuation"].items()},
+    )
+
+
 _NEGATIVES_PER_DAY: dict[str, dict[str, int]] = {
     "generic_title": {"zh": 3, "en": 2},
     "shared_boilerplate": {"zh": 2, "en": 1},
@@ -186,76 +169,6 @@ _NEGATIVES_PER_DAY: dict[str, dict[str, int]] = {
     "template_page": {"zh": 2, "en": 1},
 }
 assert tuple(_NEGATIVES_PER_DAY) == NEGATIVE_KINDS
-
-_ZH_SOURCE_LINES = (
-    "转载自{src}，原文链接：{url}",
-    "本文来源：{src}",
-    "来源：{src}　作者：{author}",
-    "【来源：{src}】",
-    "文章转载自微信公众号“{src}”，已获授权。",
-    "原标题：{title}",
-)
-_EN_SOURCE_LINES = (
-    "Source: {src}",
-    "This article originally appeared on {src}.",
-    "Reposted from {src} ({url})",
-    "Originally published by {src} on {date}.",
-)
-_ZH_FOOTERS = (
-    "（责任编辑：{name}）",
-    "编辑：{name}　审核：{name2}",
-    "版权声明：本文转载自{src}，版权归原作者所有。如有侵权，请联系本站删除。",
-    "（完）\n更多精彩内容，请关注{site}微信公众号。",
-    # Long enough (> 100 normalized chars) that the tail key becomes this site's
-    # boilerplate: such copies can only be matched on head or title.
-    "声明：本文仅代表作者个人观点，与本站无关。其原创性以及文中陈述文字和内容未经本站证实，"
-    "对本文以及其中全部或者部分内容、文字的真实性、完整性、及时性本站不作任何保证或承诺，"
-    "请读者仅作参考，并请自行核实相关内容。如发现本站文章存在版权问题，请联系我们及时处理。",
-)
-_EN_FOOTERS = (
-    "(Editing by {name})",
-    "© {year} {site}. All rights reserved.",
-    "Copyright notice: this article is reproduced from {src}; all rights belong to the original"
-    " author.",
-    "Disclaimer: The views and opinions expressed in this article are those of the original author"
-    " and do not necessarily reflect the official policy or position of this website. Content is"
-    " provided for information only; please contact us if you believe any material infringes your"
-    " rights.",
-)
-_ZH_RETITLE = (
-    "【转】{t}",
-    "[原创]{t}",
-    "转载：{t}",
-    "{t}（转载）",
-    "置顶：{t}",
-    "{t}_{site}",
-    "{t}（组图）",
-)
-_EN_RETITLE = ("[Repost] {t}", "Repost: {t}", "{t} | {site}", "Must read: {t}", "{t} (updated)")
-_ZH_SYNONYMS = (
-    ("表示", "称"),
-    ("目前", "当前"),
-    ("明显", "显著"),
-    ("推动", "推进"),
-    ("加快", "加速"),
-    ("据了解", "据悉"),
-    ("不少", "许多"),
-    ("已经", "已"),
-    ("记者", "笔者"),
-    ("市民", "居民"),
-    ("同比增长", "比去年同期增长"),
-    ("进一步", "更进一步"),
-)
-_EN_SYNONYMS = (
-    (" said", " stated"),
-    (" about ", " around "),
-    (" many ", " numerous "),
-    (" also ", " additionally "),
-    (" start", " begin"),
-    (" people", " residents"),
-    (" more than ", " over "),
-    (" help", " assist"),
-)
 
 
 # --------------------------------------------------------------------------- seed-like keys
@@ -471,7 +384,7 @@ class _Builder:
         """Same path on another host: the mobile host or a mirror site."""
         path = original.url.split("/", 3)[3]
         base = original.site.host.removeprefix("www.")
-        mirror = next(s for s in _MIRROR_SITES if s.lang == original.lang)
+        mirror = next(s for s in _tables().mirror_sites if s.lang == original.lang)
         candidates = [
             (
                 Site(original.site.name, f"m.{base}", original.lang, "mirror"),
@@ -519,7 +432,11 @@ class _Builder:
     # ---- originals and negatives
 
     def pick_site(self, lang: str, topic: str) -> Site:
-        sites = [s for s in _ORIGIN_SITES if s.lang == lang and (not s.topics or topic in s.topics)]
+        sites = [
+            s
+            for s in _tables().origin_sites
+            if s.lang == lang and (not s.topics or topic in s.topics)
+        ]
         return self.rng.choice(sites)
 
     def add_original(self, day_index: int, day: dt.date) -> None:
@@ -583,30 +500,30 @@ class _Builder:
             if kind == "generic_title":
                 # Day 1 uses the first title, days 2 and 3 the second: same-title
                 # notices within a day and across days.
-                titles = _GENERIC_TITLES[lang]
+                titles = _tables().generic_titles[lang]
                 title: str | None = titles[(day_index // 2) % len(titles)]
                 subject = rng.randrange(corpus.notice_subjects(lang))
                 notice = corpus.compose_notice(rng, lang, day, subject)
                 paragraphs = [p for p in notice.split("\n") if p.strip()]
-                site = rng.choice([s for s in _ORIGIN_SITES if s.lang == lang])
+                site = rng.choice([s for s in _tables().origin_sites if s.lang == lang])
                 topic = "notice"
             elif kind == "shared_boilerplate":
-                site = _BOILERPLATE_SITES[lang]
+                site = _tables().boilerplate_sites[lang]
                 article = corpus.compose_article(rng, lang, day, target=rng.randint(700, 1600))
-                head, tail = _BOILERPLATE[lang]
+                head, tail = _tables().boilerplate[lang]
                 title, topic = article.title, article.topic
                 paragraphs = [head, *article.paragraphs, tail]
             elif kind == "short_text":
                 title, text = corpus.compose_short_text(rng, lang)
                 paragraphs = [p for p in text.split("\n") if p.strip()]
-                site = rng.choice([s for s in _ORIGIN_SITES if s.lang == lang and s.kind == "blog"])
+                blogs = [s for s in _tables().origin_sites if s.lang == lang and s.kind == "blog"]
+                site = rng.choice(blogs)
                 topic = "short"
             else:  # template_page
-                site = _FORUM_SITES[lang]
+                site = _tables().forum_sites[lang]
                 article = corpus.compose_article(rng, lang, day, min_chars=220, max_chars=500)
-                prefix = (
-                    rng.choice(("【分享】", "【讨论】", "【求助】", "")) if lang == "zh" else ""
-                )
+                prefixes = _tables().forum_chrome[lang].title_prefixes
+                prefix = rng.choice(prefixes) if prefixes else ""
                 title, topic = prefix + article.title, article.topic
                 paragraphs = list(article.paragraphs)
                 is_html = True
@@ -685,7 +602,7 @@ class _Builder:
         if transform == "exact_mirror":
             site, url = self.mirror_url(src)
         else:
-            site = rng.choice([s for s in _REPOST_SITES if s.lang == src.lang])
+            site = rng.choice([s for s in _tables().repost_sites if s.lang == src.lang])
             url = ""
         fill = {
             "src": src.site.name,
@@ -699,14 +616,13 @@ class _Builder:
             "date": f"{src.day:%B} {src.day.day}, {src.day.year}",
         }
         if transform in ("source_line", "source_and_footer"):
-            line = rng.choice(_ZH_SOURCE_LINES if zh else _EN_SOURCE_LINES)
+            lines = _tables().source_lines[src.lang]
+            line = rng.choice(lines)
             if "{title}" in line and not src.title:
-                line = _ZH_SOURCE_LINES[1]
+                line = lines[1]  # the plain "source: …" line (only zh has a {title} line)
             paragraphs.insert(0, line.format(**fill))
         if transform in ("footer", "source_and_footer"):
-            paragraphs.extend(
-                rng.choice(_ZH_FOOTERS if zh else _EN_FOOTERS).format(**fill).split("\n")
-            )
+            paragraphs.extend(rng.choice(_tables().footers[src.lang]).format(**fill).split("\n"))
         if transform == "retitle":
             if src.title is None or rng.random() < 0.3:
                 topic = next((t for t in corpus.topics_for(src.lang) if t.name == src.topic), None)
@@ -714,7 +630,7 @@ class _Builder:
                     return None
                 title = corpus.compose_title(rng, src.lang, topic, day)
             else:
-                pattern = rng.choice(_ZH_RETITLE if zh else _EN_RETITLE)
+                pattern = rng.choice(_tables().retitle[src.lang])
                 title = pattern.format(t=src.title, site=site.name)
             if title == src.title:
                 return None
@@ -830,23 +746,12 @@ _FULLWIDTH = str.maketrans(
     + "".join(chr(0xFF41 + i) for i in range(26))
     + "％",
 )
-_ZH_PUNCT = {
-    "，": ", ",
-    "。": ". ",
-    "：": ": ",
-    "；": "; ",
-    "“": '"',
-    "”": '"',
-    "（": "(",
-    "）": ")",
-}
-_EN_PUNCT = {'"': "\u201c", "'": "\u2019", ". ": ".  ", " - ": " \u2014 ", ", ": " , "}
 
 
 def _respace(rng: random.Random, text: str, zh: bool) -> str:
     """Whitespace / punctuation / character-width changes only: letters, digits and
     Chinese characters survive NFKC unchanged, so the normalized text is identical."""
-    table = _ZH_PUNCT if zh else _EN_PUNCT
+    table = _tables().punctuation["zh" if zh else "en"]
     for src in rng.sample(sorted(table), k=min(len(table), rng.randint(2, 4))):
         text = text.replace(src, table[src])
     if zh or rng.random() < 0.3:
@@ -887,7 +792,7 @@ def _small_edit(rng: random.Random, paragraphs: list[str], zh: bool) -> list[str
             return (text[:a] + text[b:]).split("\n")
     edited = text
     changed = 0
-    for old, new in rng.sample(_ZH_SYNONYMS if zh else _EN_SYNONYMS, 4):
+    for old, new in rng.sample(_tables().synonyms["zh" if zh else "en"], 4):
         at = edited.find(old, lo, hi)
         if at >= 0:
             edited = edited[:at] + new + edited[at + len(old) :]
@@ -907,9 +812,6 @@ def _small_edit(rng: random.Random, paragraphs: list[str], zh: bool) -> list[str
 
 # --------------------------------------------------------------------------- html
 
-_ZH_NAV = ("首页", "新闻", "财经", "科技", "体育", "健康", "教育", "旅游", "文化", "视频", "图片")
-_EN_NAV = ("Home", "News", "Business", "Tech", "Sports", "Health", "Travel", "Opinion", "Video")
-
 
 def _esc(text: str) -> str:
     return htmllib.escape(text, quote=True)
@@ -926,7 +828,7 @@ def _render_html(rng: random.Random, site: Site, doc: _Doc, sidebar: list[str]) 
     """A news/blog page in ``site``'s template with the article inside ``<article>``."""
     zh = doc.lang == "zh"
     title = doc.title or ""
-    nav = _ZH_NAV if zh else _EN_NAV
+    nav = _tables().nav[doc.lang]
     sep = "_" if zh else " | "
     when = doc.fetched_at.strftime("%Y-%m-%d %H:%M")
     body = "\n".join(f"<p>{_esc(p.strip())}</p>" for p in doc.paragraphs if p.strip())
@@ -1005,37 +907,10 @@ def _render_html(rng: random.Random, site: Site, doc: _Doc, sidebar: list[str]) 
 """
 
 
-# The forum template is fixed text (rules, board list, footer) around a small post,
-# so pages of the site are mostly identical unless the boilerplate is dropped.
-_FORUM_CHROME = {
-    "zh": (
-        "本版版规：一、禁止发布广告、违法及不实信息；二、发帖请选择正确分类，标题须与内容相符；"
-        "三、尊重他人，文明发言，禁止人身攻击；四、转载请注明出处。违反版规者将视情节删帖或禁言。",
-        (
-            "生活杂谈",
-            "房产家居",
-            "求职招聘",
-            "亲子教育",
-            "美食天地",
-            "旅游摄影",
-            "数码科技",
-            "二手市场",
-        ),
-        "东海论坛 © 2008-{year}　客服邮箱：service@donghai.net　本站帖子仅代表作者本人观点。",
-    ),
-    "en": (
-        "Community rules: be respectful, stay on topic, no spam or self-promotion, no personal"
-        " information, and report posts that break these rules. Moderators may remove posts or"
-        " suspend accounts without notice.",
-        ("General discussion", "Home and garden", "Jobs", "Parenting", "Food", "Travel", "Tech"),
-        "Maple Community Forum © 2011-{year}. Posts reflect the views of their authors only.",
-    ),
-}
-
-
 def _render_forum(rng: random.Random, site: Site, doc: _Doc) -> str:
     zh = doc.lang == "zh"
-    rules, boards, footer = _FORUM_CHROME[doc.lang]
+    chrome = _tables().forum_chrome[doc.lang]
+    rules, boards, footer = chrome.rules, chrome.boards, chrome.footer
     board_html = "".join(
         f'<li><a href="/forum-{i}-1.html">{b}</a></li>' for i, b in enumerate(boards)
     )

@@ -465,3 +465,57 @@ def test_normalization_helper_matches_the_seed() -> None:
     text = "【转载】Ａｂｃ  １２３，中文！"
     assert _normalize(text) == "转载abc123中文"
     assert unicodedata.normalize("NFKC", "１") == "1"
+
+
+# --------------------------------------------------------------------------- text tables
+
+# sha256 of the module's sample (seed 7, 3 days, 30 originals a day: every record, parsed,
+# plus the truth, the expected quarantine and the bad lines) and of a topics day, measured
+# before the text tables moved from Python literals to sample/data/*.json. A change on
+# purpose to the generator or its tables changes them: then update both.
+SAMPLE_SHA256 = "4d7e5d0a14f77f1f8087d7dfd4ae9a01797b95e3ca0dd41d666183f0a77a402b"
+TOPICS_SHA256 = "e62c833758bb44f191dbccacc9c89c8e847dfdddc42edbf725794da2cf4aa84a"
+
+
+def test_sample_and_topic_pages_are_the_pinned_ones(sample: SampleSummary) -> None:
+    from crawldedup.sample.topics import generate_pages
+
+    h = hashlib.sha256()
+    records = _valid_records(sample.out_dir)
+    h.update(json.dumps(records, sort_keys=True, ensure_ascii=False).encode())
+    for name in ("truth.jsonl", "quarantine_expected.json", "dt=2026-11-02/part-bad.jsonl"):
+        h.update((sample.out_dir / name).read_bytes())
+    assert h.hexdigest() == SAMPLE_SHA256
+    pages = generate_pages(seed=7, per_topic=20, unrelated=40, day="2026-11-01")
+    blob = json.dumps([p.__dict__ for p in pages], sort_keys=True, ensure_ascii=False)
+    assert hashlib.sha256(blob.encode()).hexdigest() == TOPICS_SHA256
+
+
+def test_text_tables_are_package_data_read_on_first_use_and_once() -> None:
+    import fnmatch
+    import subprocess
+    import sys
+    import tomllib
+    from importlib import resources
+
+    from crawldedup.sample import _data
+
+    folder = resources.files("crawldedup.sample") / "data"
+    files = sorted(p.name for p in folder.iterdir() if p.name.endswith(".json"))
+    assert files == sorted(f"{name}.json" for name in _data.DATA_FILES)
+    # A non-editable install carries them (pyproject's package data).
+    pyproject = Path(__file__).resolve().parents[2] / "pyproject.toml"
+    globs = tomllib.loads(pyproject.read_text())["tool"]["setuptools"]["package-data"]
+    assert all(
+        any(fnmatch.fnmatch(f"sample/data/{f}", g) for g in globs["crawldedup"]) for f in files
+    )
+    for name in _data.DATA_FILES:
+        assert _data.load(name) is _data.load(name)  # parsed once
+    # Importing the sample package reads nothing.
+    code = (
+        "import crawldedup.sample, crawldedup.sample.corpus, crawldedup.sample.topics\n"
+        "from crawldedup.sample import _data\n"
+        "print(_data.load.cache_info().currsize)"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert proc.returncode == 0 and proc.stdout.strip() == "0", proc.stderr
