@@ -26,6 +26,20 @@ class RawRecord:
     detail: str = ""
 
 
+def is_environment_error(exc: BaseException) -> bool:
+    """True when a failure is the install's or the machine's, not one record's or file's.
+
+    Such a failure must fail the run instead of becoming a quarantine entry: a missing
+    module (ImportError, e.g. lxml_html_clean for HTML extraction), memory, or an
+    operating-system error that carries an errno (a file gone, EIO, ENOSPC, EMFILE).
+    OSErrors without an errno are what parsers raise on bad bytes (gzip's BadGzipFile,
+    pyarrow's "Couldn't deserialize thrift"), so those stay the record's fault.
+    """
+    if isinstance(exc, ImportError | MemoryError):
+        return True
+    return isinstance(exc, OSError) and exc.errno is not None
+
+
 def is_input_file(path: Path) -> bool:
     name = path.name
     return not name.startswith(("_", ".")) and name.endswith(SUFFIXES)
@@ -86,6 +100,8 @@ def _read_parquet(path: str) -> Iterator[RawRecord]:
     try:
         pf = pq.ParquetFile(path)
     except Exception as exc:  # a corrupt file is one quarantined entry, not a crash
+        if is_environment_error(exc):
+            raise
         yield RawRecord(path, 0, None, "", "bad_file", f"{type(exc).__name__}: {exc}")
         return
     n = 0
@@ -126,4 +142,6 @@ def _read_warc(path: str, max_record_bytes: int) -> Iterator[RawRecord]:
                 data = {"url": url, "html": html, "fetched_at": date}
                 yield RawRecord(path, n, data, json.dumps({"url": url, "warc_date": date}))
         except Exception as exc:  # truncated archive: keep what was read, quarantine the rest
+            if is_environment_error(exc):
+                raise
             yield RawRecord(path, n + 1, None, "", "bad_warc", f"{type(exc).__name__}: {exc}")

@@ -1,7 +1,10 @@
 """Validation, HTML extraction and fingerprinting of one raw record.
 
 ``prepare`` turns a :class:`RawRecord` into either a document row (dict ready for a
-Spark Row) or a quarantine entry with a reason. It never raises on bad data.
+Spark Row) or a quarantine entry with a reason. It never raises on bad data; it does
+raise when the environment fails (a module missing from the install, memory, I/O: see
+:func:`~crawldedup.ingest.readers.is_environment_error`), since quarantining every
+record for that would hide a broken install behind a run that succeeds.
 """
 
 from __future__ import annotations
@@ -10,11 +13,12 @@ import hashlib
 import json
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from types import ModuleType
 from typing import Any
 
 from crawldedup.config import Config
 from crawldedup.core.fingerprint import fingerprint, md5_hex
-from crawldedup.ingest.readers import RawRecord
+from crawldedup.ingest.readers import RawRecord, is_environment_error
 
 QUARANTINE_REASONS = (
     "bad_json",
@@ -54,10 +58,52 @@ def canonical_time(value: str) -> str:
     return dt.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
-def extract_html(html: str, url: str | None) -> tuple[str, str]:
-    """Title and main text of a page, boilerplate (nav, sidebars, footers) dropped."""
-    import trafilatura
+# Modules whose pip name differs from the module name, for the message of a missing one.
+_PIP_NAMES = {"dateutil": "python-dateutil", "yaml": "PyYAML"}
 
+
+def _extraction_import_error(exc: ImportError) -> ImportError:
+    """One clear error for an install that cannot extract HTML, naming what is missing."""
+    name = exc.name or ""
+    text = str(exc)
+    if name.startswith(("lxml_html_clean", "lxml.html.clean")) or "lxml_html_clean" in text:
+        missing = "lxml_html_clean"
+    elif isinstance(exc, ModuleNotFoundError) and name:
+        missing = name.split(".", 1)[0]
+    else:
+        first = text.strip().splitlines()[0] if text.strip() else type(exc).__name__
+        return ImportError(f"HTML extraction cannot import trafilatura: {first}")
+    pip_name = _PIP_NAMES.get(missing, missing)
+    return ModuleNotFoundError(
+        f"HTML extraction needs {missing} (pip install {pip_name})", name=missing
+    )
+
+
+def html_extractor() -> ModuleType:
+    """trafilatura, ready to use, or a ModuleNotFoundError naming the missing module.
+
+    trafilatura imports justext, which imports ``lxml.html.clean``: since lxml 5.2 that
+    is a shim over the separate ``lxml_html_clean`` package, and a pip older than 24
+    does not install it through justext's ``lxml[html_clean]`` extra. It is imported
+    here by name so that its absence is reported as such (and declared, see
+    tests/unit/test_declared_dependencies.py). The fingerprint stage calls this on the
+    driver before any Spark work; executors call it per record, and re-raise.
+    """
+    try:
+        import lxml_html_clean  # noqa: F401
+        import trafilatura
+    except ImportError as exc:
+        raise _extraction_import_error(exc) from exc
+    return trafilatura
+
+
+def extract_html(html: str, url: str | None) -> tuple[str, str]:
+    """Title and main text of a page, boilerplate (nav, sidebars, footers) dropped.
+
+    Raises ModuleNotFoundError (from :func:`html_extractor`) when the install cannot
+    extract HTML at all; any other error is about this page.
+    """
+    trafilatura = html_extractor()
     doc = trafilatura.bare_extraction(
         html, url=url or None, with_metadata=True, include_comments=False, include_tables=True
     )
@@ -114,6 +160,8 @@ def prepare(rec: RawRecord, cfg: Config, day: str) -> dict[str, Any] | Quarantin
         try:
             html_title, content = extract_html(html, url)
         except Exception as exc:  # lxml can choke on pathological markup
+            if is_environment_error(exc):
+                raise  # the install or the machine, not this record: fail the run
             return Quarantined(
                 rec.source,
                 rec.position,

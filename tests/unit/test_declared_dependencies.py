@@ -1,0 +1,173 @@
+"""Every third-party module the code imports is declared in pyproject.toml.
+
+A module that is only installed because something else pulled it in (numpy through
+pyspark-client, thriftpy2 through happybase) or because a current pip resolved an
+extra (lxml_html_clean through justext's ``lxml[html_clean]``) is one resolver change
+away from missing on a user's machine: ``pip install .`` with an older pip left out
+lxml_html_clean and every HTML record was quarantined (issue 12).
+
+The shipped code (crawldedup/, plugins/, dags/, jobs/) must find each module in
+``[project].dependencies``; tests/ and benchmarks/ in those or the ``dev`` extras.
+Imports are read from the AST of every file, including imports inside functions and
+``if TYPE_CHECKING:`` blocks; modules map to distributions through
+``importlib.metadata.packages_distributions()``, refined by file for a namespace that
+several distributions share (``airflow.sdk`` is apache-airflow-task-sdk's,
+``airflow.providers.apache.spark`` the Spark provider's).
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib.metadata as md
+import re
+import sys
+import tomllib
+from collections import defaultdict
+from functools import cache
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.unit
+
+ROOT = Path(__file__).resolve().parents[2]
+SHIPPED = ("crawldedup", "plugins", "dags", "jobs")
+DEV_ONLY = ("tests", "benchmarks")
+FIRST_PARTY = {"crawldedup", "crawldedup_airflow", "jobs", "tests"}
+
+
+def normalize(name: str) -> str:
+    """PEP 503: runs of -, _ and . are one -, case does not matter."""
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def _requirement_name(spec: str) -> str:
+    """The distribution name at the start of a PEP 508 requirement string."""
+    m = re.match(r"\s*([A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)", spec)
+    assert m, f"cannot read a distribution name from requirement {spec!r}"
+    return normalize(m.group(1))
+
+
+def declared(pyproject: Path = ROOT / "pyproject.toml") -> tuple[set[str], set[str]]:
+    """(runtime dependencies, dev extras), as normalized distribution names."""
+    project = tomllib.loads(pyproject.read_text(encoding="utf-8"))["project"]
+    runtime = {_requirement_name(s) for s in project.get("dependencies", [])}
+    dev = {_requirement_name(s) for s in project.get("optional-dependencies", {}).get("dev", [])}
+    return runtime, dev
+
+
+def _is_local(top: str, source: Path) -> bool:
+    """A module beside the importing file (a benchmark script importing its neighbour)."""
+    here = source.parent
+    return (here / f"{top}.py").is_file() or (here / top / "__init__.py").is_file()
+
+
+def third_party_imports(folders: tuple[str, ...]) -> dict[str, set[str]]:
+    """Dotted module name -> files importing it, stdlib and first-party left out."""
+    found: dict[str, set[str]] = defaultdict(set)
+    for folder in folders:
+        for path in sorted((ROOT / folder).rglob("*.py")):
+            tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+            for node in ast.walk(tree):
+                if isinstance(node, ast.Import):
+                    names = [alias.name for alias in node.names]
+                elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                    names = [node.module]
+                else:
+                    continue
+                for name in names:
+                    top = name.split(".", 1)[0]
+                    if top in sys.stdlib_module_names or top in FIRST_PARTY:
+                        continue
+                    if _is_local(top, path):
+                        continue
+                    found[name].add(str(path.relative_to(ROOT)))
+    return dict(found)
+
+
+@cache
+def _packages() -> dict[str, list[str]]:
+    return md.packages_distributions()
+
+
+@cache
+def _files(dist: str) -> frozenset[str]:
+    return frozenset(str(f) for f in (md.distribution(dist).files or ()))
+
+
+def distributions_of(module: str) -> set[str]:
+    """Normalized names of the installed distributions that provide ``module``.
+
+    The top-level name goes through packages_distributions(); when several
+    distributions share it, the one shipping the module's own file (or, failing
+    that, its nearest parent package's) is taken.
+    """
+    top = module.split(".", 1)[0]
+    dists = sorted(set(_packages().get(top, [])))
+    if len(dists) > 1:
+        parts = module.split(".")
+        for k in range(len(parts), 0, -1):
+            base = "/".join(parts[:k])
+            wanted = {f"{base}.py", f"{base}/__init__.py"}
+            owners = [d for d in dists if _files(d) & wanted]
+            if owners:
+                dists = owners
+                break
+    return {normalize(d) for d in dists}
+
+
+def undeclared(imports: dict[str, set[str]], allowed: set[str]) -> list[str]:
+    problems = []
+    for module, files in sorted(imports.items()):
+        dists = distributions_of(module)
+        where = ", ".join(sorted(files)[:3]) + (" …" if len(files) > 3 else "")
+        if not dists:
+            problems.append(
+                f"{module}: no installed distribution provides it (imported by {where})"
+            )
+        elif not dists & allowed:
+            problems.append(
+                f"{module}: from {' or '.join(sorted(dists))}, not declared (imported by {where})"
+            )
+    return problems
+
+
+def test_shipped_code_imports_only_declared_dependencies() -> None:
+    runtime, _ = declared()
+    imports = third_party_imports(SHIPPED)
+    # The scan must see the imports that issue 12 was about, or it proves nothing.
+    for module in ("numpy", "bitarray", "thriftpy2.transport", "lxml_html_clean", "trafilatura"):
+        assert module in imports, f"the AST scan missed {module}"
+    problems = undeclared(imports, runtime)
+    assert not problems, "add to [project].dependencies in pyproject.toml:\n" + "\n".join(problems)
+
+
+def test_tests_and_benchmarks_import_only_declared_or_dev_dependencies() -> None:
+    runtime, dev = declared()
+    imports = third_party_imports(DEV_ONLY)
+    assert "pytest" in imports and "hypothesis" in imports, "the AST scan missed tests/"
+    problems = undeclared(imports, runtime | dev)
+    assert not problems, (
+        "add to [project].dependencies or the dev extras in pyproject.toml:\n" + "\n".join(problems)
+    )
+
+
+def test_namespace_modules_map_to_the_distribution_that_ships_them() -> None:
+    assert distributions_of("airflow.sdk") == {"apache-airflow-task-sdk"}
+    assert distributions_of("airflow.providers.apache.spark.operators.spark_submit") == {
+        "apache-airflow-providers-apache-spark"
+    }
+    assert distributions_of("yaml") == {"pyyaml"}
+    assert distributions_of("lxml_html_clean") == {"lxml-html-clean"}
+
+
+def test_the_check_fails_for_an_undeclared_import(tmp_path: Path) -> None:
+    """Reading a pyproject without numpy, the shipped code's numpy imports are reported."""
+    text = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    stripped = re.sub(r'(?m)^\s*"numpy[^"]*",.*\n', "", text)
+    assert stripped != text, "numpy is not declared on a line of its own"
+    (tmp_path / "pyproject.toml").write_text(stripped, encoding="utf-8")
+    runtime, _ = declared(tmp_path / "pyproject.toml")
+    assert "numpy" not in runtime
+    problems = undeclared(third_party_imports(SHIPPED), runtime)
+    assert any(p.startswith("numpy: from numpy, not declared") for p in problems), problems
