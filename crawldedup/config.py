@@ -8,14 +8,17 @@ capacity and error rate given here.
 from __future__ import annotations
 
 import dataclasses
+import os
 import tomllib
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-RULES: tuple[str, ...] = ("content_md5", "head", "tail", "title", "simhash")
-"""Cascade order of seed 000, B (content) → C (head) → D (tail) → A (title), then the
-SimHash rule of seed 002 for copies whose title, head and tail all changed."""
+# Cascade order of seed 000, B (content) → C (head) → D (tail) → A (title), then the
+# SimHash rule of seed 002 for copies whose title, head and tail all changed; defined
+# with the rules' letters and tables in crawldedup.rules, re-exported here.
+from crawldedup.rules import RULES as RULES
 
 DEFAULT_NOISE_WORDS: tuple[str, ...] = (
     "【转】",
@@ -34,6 +37,10 @@ DEFAULT_NOISE_WORDS: tuple[str, ...] = (
     "reposted",
     "original",
 )
+
+
+CONFIG_ENV = "CRAWLDEDUP_CONFIG"
+"""The environment variable naming the config file when ``--config`` is not given."""
 
 
 class ConfigError(ValueError):
@@ -128,6 +135,19 @@ class OutputConfig:
 
 
 @dataclass(frozen=True)
+class GateConfig:
+    """When a finished day fails the data-quality gate: ``crawldedup run`` exits 3 over the
+    quarantine limit, the DAG's report task fails on any of the three."""
+
+    # Quarantined records / records read above this fails the day.
+    max_quarantined_share: float = 0.10
+    # |duplicate rate - trailing average| above this (absolute, 0..1) fails the day.
+    duplicate_rate_tolerance: float = 0.25
+    # How many earlier days' reports make the trailing average.
+    trailing_days: int = 7
+
+
+@dataclass(frozen=True)
 class SparkConfig:
     master: str = "local[*]"
     shuffle_partitions: int = 8
@@ -145,6 +165,7 @@ class Config:
     spark: SparkConfig = field(default_factory=SparkConfig)
     output: OutputConfig = field(default_factory=OutputConfig)
     relevance: RelevanceConfig = field(default_factory=RelevanceConfig)
+    gate: GateConfig = field(default_factory=GateConfig)
 
     def validate(self) -> Config:
         fp = self.fingerprint
@@ -191,6 +212,15 @@ class Config:
             "output.delete_list must be '', 'jsonl' or 'parquet'",
         )
         _check(self.spark.shuffle_partitions >= 1, "spark.shuffle_partitions must be >= 1")
+        g = self.gate
+        _check(
+            0.0 <= g.max_quarantined_share <= 1.0, "gate.max_quarantined_share must be in [0, 1]"
+        )
+        _check(
+            0.0 <= g.duplicate_rate_tolerance <= 1.0,
+            "gate.duplicate_rate_tolerance must be in [0, 1]",
+        )
+        _check(1 <= g.trailing_days <= 366, "gate.trailing_days must be in 1..366")
         return self
 
     def replace(self, **changes: Any) -> Config:
@@ -225,6 +255,7 @@ _SECTIONS: dict[str, type[Any]] = {
     "spark": SparkConfig,
     "output": OutputConfig,
     "relevance": RelevanceConfig,
+    "gate": GateConfig,
 }
 
 
@@ -265,6 +296,44 @@ def config_from_dict(raw: dict[str, Any]) -> Config:
         else:
             raise ConfigError(f"unknown config key {key!r}; known: store_url, {sorted(_SECTIONS)}")
     return Config(**kwargs).validate()
+
+
+def parse_override(text: str) -> tuple[str, Any]:
+    """``KEY=VALUE`` (the CLI's ``--set``) → (key, value); VALUE is TOML, bare words are
+    strings, arrays become tuples."""
+    key, sep, raw = text.partition("=")
+    if not sep or not key.strip():
+        raise ConfigError(f"--set wants KEY=VALUE, got {text!r}")
+    try:
+        value = tomllib.loads(f"v = {raw}")["v"]
+    except tomllib.TOMLDecodeError:
+        value = raw
+    if isinstance(value, list):
+        value = tuple(value)
+    return key.strip(), value
+
+
+def build_config(
+    path: str | Path | None,
+    store_url: str | None = None,
+    overrides: Sequence[tuple[str, Any]] = (),
+) -> Config:
+    """The one way a run's configuration is made: the TOML file (``--config``, else
+    ``$CRAWLDEDUP_CONFIG``, else the defaults), then the store URL, then each ``--set``.
+
+    The CLI, every Airflow task (the report task too) and the submit helper call this.
+    """
+    if path is None:
+        path = os.environ.get(CONFIG_ENV) or None
+    cfg = load_config(path)
+    if store_url:
+        cfg = cfg.replace(store_url=store_url)
+    for key, value in overrides:
+        try:
+            cfg = cfg.replace(**{key: value})
+        except (TypeError, AttributeError) as exc:
+            raise ConfigError(f"--set {key}: {exc}") from None
+    return cfg
 
 
 def load_config(path: str | Path | None) -> Config:

@@ -28,8 +28,8 @@ from pyspark.sql import SparkSession
 
 from crawldedup.core.bloom import BloomSizing, build_filter, contains_many, from_bytes, to_bytes
 from crawldedup.pipeline.context import DayContext, timed
+from crawldedup.rules import Rule, enabled
 from crawldedup.store import open_store
-from crawldedup.store.base import INDEX_TABLES
 
 
 def key_ranges(splits: int) -> list[tuple[str, str | None]]:
@@ -85,7 +85,7 @@ def rebuild(spark: SparkSession, ctx: DayContext) -> dict[str, Any]:
     """Build every rule's per-range filters in parallel; returns stats and writes the manifest."""
     cfg = ctx.cfg
     store_url = ctx.store
-    rules = [r for r in cfg.cascade.rules if r in INDEX_TABLES]
+    rules = [r.value for r in enabled(cfg.cascade.rules)]
     ranges = key_ranges(cfg.bloom.scan_splits)
     tasks = [(rule, i, lo, hi) for rule in rules for i, (lo, hi) in enumerate(ranges)]
     min_capacity = math.ceil(cfg.bloom.min_capacity / len(ranges))
@@ -96,7 +96,7 @@ def rebuild(spark: SparkSession, ctx: DayContext) -> dict[str, Any]:
 
     def build(t: tuple[str, int, str, str | None]) -> tuple[str, int, int, int, int]:
         rule, i, lo, hi = t
-        keys = list(_scan_keys(store_url, INDEX_TABLES[rule], lo, hi))
+        keys = list(_scan_keys(store_url, Rule(rule).table, lo, hi))
         capacity = max(min_capacity, math.ceil(len(keys) * 1.25))
         data = to_bytes(build_filter(keys, capacity, error_rate))
         path = part_path(root_s, rule, i)

@@ -30,33 +30,26 @@ from crawldedup.pipeline.bloom_stage import (
     read_manifest,
 )
 from crawldedup.pipeline.context import DayContext, timed
-from crawldedup.store import open_store
-from crawldedup.store.base import INDEX_TABLES
+from crawldedup.pipeline.store_batches import store_batches
+from crawldedup.rules import Rule, enabled
+from crawldedup.store import Store
 from crawldedup.store.schema import parse_posting, posting_doc_id, posting_simhash
 
-RULE_COLUMNS: dict[str, str] = {
-    "content_md5": "content_key",
-    "head": "head_key",
-    "tail": "tail_key",
-    "title": "title_key",
-    "simhash": "simhash_keys",  # an array: one key per SimHash block
-}
 
-
-def _tagged(rule: str) -> Callable[[Column], Column]:
+def _tagged(rule: Rule) -> Callable[[Column], Column]:
     # Spark's transform() reads the lambda's arity, so the rule cannot be a default arg.
     def tag(key: Column) -> Column:
-        return F.struct(F.lit(rule).alias("rule"), key.alias("key"))
+        return F.struct(F.lit(rule.value).alias("rule"), key.alias("key"))
 
     return tag
 
 
-def explode_keys(docs: DataFrame, rules: Iterable[str]) -> DataFrame:
+def explode_keys(docs: DataFrame, rules: Iterable[Rule]) -> DataFrame:
     """(id, fetched_at, rule, key) for every enabled rule and each of its keys."""
     structs = []
     for r in rules:
-        col = F.col(RULE_COLUMNS[r])
-        keys = col if r == "simhash" else F.array(col)
+        col = F.col(r.column)
+        keys = col if r.multi_key else F.array(col)
         structs.append(F.transform(keys, _tagged(r)))
     return (
         docs.select(
@@ -92,7 +85,7 @@ def same_day_pairs(ranked: DataFrame, cap: int, day: str, max_distance: int = 64
     """
     a = ranked.alias("a")
     b = ranked.filter(F.col("rank") <= cap).alias("b")
-    near = (F.col("a.rule") != "simhash") | (
+    near = (F.col("a.rule") != Rule.SIMHASH.value) | (
         hamming_column(F.col("a.simhash"), F.col("b.simhash")) <= max_distance
     )
     return a.join(
@@ -132,18 +125,14 @@ def _lookup_partition(
     range filter of a co-partitioned rule. Yields LOOKUPS rows.
     """
     filters = probe()
-    store = None
-    probes = hits = false_pos = 0
+    bloom = {"probes": 0, "hits": 0, "false_positives": 0}
 
-    def lookup(rule: str, batch: list[Row]) -> Iterator[tuple[Any, ...]]:
-        nonlocal store, false_pos
-        if store is None:
-            store = open_store(store_url)
-        found = store.get(INDEX_TABLES[rule], [r["key"] for r in batch])
+    def lookup(store: Store, rule: str, batch: list[Row]) -> Iterator[tuple[Any, ...]]:
+        found = store.get(Rule(rule).table, [r["key"] for r in batch])
         for r in batch:
             cells = found.get(r["key"])
             if not cells:
-                false_pos += 1
+                bloom["false_positives"] += 1
                 continue
             postings = []
             near = []  # SimHash postings within max_distance bits (block collisions dropped)
@@ -152,7 +141,7 @@ def _lookup_partition(
                 if cand_day != day:
                     posting = (cand_fetched, posting_doc_id(col), cand_day)
                     postings.append(posting)
-                    if rule != "simhash" or _near(
+                    if rule != Rule.SIMHASH or _near(
                         posting_simhash(value), r["simhash"], max_distance
                     ):
                         near.append(posting)
@@ -170,8 +159,7 @@ def _lookup_partition(
                     cand_day,
                 )
 
-    def flush(batch: list[Row]) -> Iterator[tuple[Any, ...]]:
-        nonlocal probes, hits
+    def flush(store: Store, batch: list[Row]) -> Iterator[tuple[Any, ...]]:
         by_rule: dict[str, list[Row]] = {}
         for r in batch:
             if r["rule"] in filters:
@@ -179,28 +167,16 @@ def _lookup_partition(
         for rule, rule_rows in by_rule.items():
             found = filters[rule].contains([r["key"] for r in rule_rows])
             hit_rows = [r for r, f in zip(rule_rows, found.tolist(), strict=True) if f]
-            probes += len(rule_rows)
-            hits += len(hit_rows)
-            if hit_rows:
-                yield from lookup(rule, hit_rows)
+            bloom["probes"] += len(rule_rows)
+            bloom["hits"] += len(hit_rows)
+            if hit_rows:  # only Bloom hits reach the store
+                yield from lookup(store, rule, hit_rows)
 
     try:
-        batch: list[Row] = []
-        for r in rows:
-            batch.append(r)
-            if len(batch) >= batch_size:
-                yield from flush(batch)
-                batch = []
-        if batch:
-            yield from flush(batch)
+        yield from store_batches(rows, store_url, batch_size, flush, counters)
     finally:
-        counters["probes"].add(probes)
-        counters["hits"].add(hits)
-        counters["false_positives"].add(false_pos)
-        if store is not None:
-            counters["round_trips"].add(store.stats.round_trips)
-            counters["rows_read"].add(store.stats.rows_read)
-            store.close()
+        for name, n in bloom.items():
+            counters[name].add(n)
 
 
 def probe_earlier_days(
@@ -278,8 +254,7 @@ def run(spark: SparkSession, ctx: DayContext) -> dict[str, Any]:
     sc = spark.sparkContext
     with timed(stats):
         docs = spark.read.parquet(ctx.path("docs"))
-        rules = [r for r in cfg.cascade.rules if r in RULE_COLUMNS]
-        keys = explode_keys(docs, rules)
+        keys = explode_keys(docs, enabled(cfg.cascade.rules))
         counters = {
             n: sc.accumulator(0)
             for n in ("probes", "hits", "false_positives", "round_trips", "rows_read")

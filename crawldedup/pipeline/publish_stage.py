@@ -12,18 +12,19 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Iterator
-from typing import Any, TypeVar
+from typing import Any
 
 from pyspark.sql import DataFrame, Row, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql.types import StringType, StructField, StructType
 
 from crawldedup.core.grouping import groups
-from crawldedup.pipeline.candidates_stage import RULE_COLUMNS, explode_keys, rank_within_day
+from crawldedup.pipeline.candidates_stage import explode_keys, rank_within_day
 from crawldedup.pipeline.components import connected_components
 from crawldedup.pipeline.context import DayContext, timed
-from crawldedup.store import Store, open_store
-from crawldedup.store.base import INDEX_TABLES
+from crawldedup.pipeline.store_batches import store_batches
+from crawldedup.rules import RULES, Rule, enabled
+from crawldedup.store import Store, StoreStats, open_store
 from crawldedup.store.schema import (
     VerdictRecord,
     doc_row,
@@ -31,8 +32,6 @@ from crawldedup.store.schema import (
     posting_value,
     verdict_row_key,
 )
-
-T = TypeVar("T")
 
 GROUPS = StructType(
     [StructField("id", StringType(), False), StructField("group", StringType(), False)]
@@ -134,9 +133,7 @@ def _resolve_groups_in_spark(
     targets = dups.select(F.col("target").alias("id")).distinct().join(today, "id", "left_anti")
 
     def lookup(rows: Iterable[Row]) -> Iterator[tuple[str, str, str, str, str | None]]:
-        with open_store(store_url) as store:
-            for chunk in in_batches((r["id"] for r in rows), batch):
-                yield from _earlier_groups(store, chunk)
+        return store_batches((r["id"] for r in rows), store_url, batch, _earlier_groups)
 
     earlier = spark.createDataFrame(targets.rdd.mapPartitions(lookup), EARLIER)
     earlier.write.mode("overwrite").parquet(ctx.path("groups_earlier"))
@@ -167,49 +164,18 @@ def _resolve_groups_in_spark(
     return group_map, canon
 
 
-def in_batches(items: Iterable[T], size: int) -> Iterator[list[T]]:
-    """Consecutive lists of at most ``size`` items."""
-    batch: list[T] = []
-    for x in items:
-        batch.append(x)
-        if len(batch) >= size:
-            yield batch
-            batch = []
-    if batch:
-        yield batch
-
-
-def _write_canon_cells(rows: Iterable[Row], store_url: str, batch_size: int) -> Iterator[int]:
-    with open_store(store_url) as store:
-        for chunk in in_batches(rows, batch_size):
-            store.put(
-                "groups",
-                {
-                    r["id"]: {posting_column(r["id"]): posting_value(r["day"], r["fetched_at"])}
-                    for r in chunk
-                },
-            )
-        yield store.stats.round_trips
-
-
-def _retract_partition(
-    rows: Iterable[Row], store_url: str, day: str, batch_size: int
-) -> Iterator[int]:
-    """Remove the previous run's group cells of the day, and everything of stale docs."""
-    with open_store(store_url) as store:
-        batch: list[Row] = []
-        n = 0
-        for r in rows:
-            batch.append(r)
-            if len(batch) >= batch_size:
-                n += _retract_batch(store, batch, day)
-                batch = []
-        if batch:
-            n += _retract_batch(store, batch, day)
-        yield n
+def _put_canon_cells(store: Store, batch: list[Row]) -> None:
+    store.put(
+        "groups",
+        {
+            r["id"]: {posting_column(r["id"]): posting_value(r["day"], r["fetched_at"])}
+            for r in batch
+        },
+    )
 
 
 def _retract_batch(store: Store, batch: list[Row], day: str) -> int:
+    """Remove the previous run's group cells of the day, and everything of stale docs."""
     by_group: dict[str, list[str]] = {}
     for r in batch:
         by_group.setdefault(r["old_group"], []).append(r["id"])
@@ -224,9 +190,9 @@ def _retract_batch(store: Store, batch: list[Row], day: str) -> int:
                 continue  # the id now belongs to another day's document
             keys = json.loads(row.get("m:keys", b"{}"))
             for rule, key in keys.items():
-                if key and rule in INDEX_TABLES:
+                if key and rule in RULES:
                     rows = key if isinstance(key, list) else [key]
-                    store.delete(INDEX_TABLES[rule], rows, columns=[posting_column(doc_id)])
+                    store.delete(Rule(rule).table, rows, columns=[posting_column(doc_id)])
         store.delete(
             "docs", [d for d in stale if doc_rows.get(d, {}).get("m:day", b"").decode() == day]
         )
@@ -255,16 +221,22 @@ def retract_previous_run(spark: SparkSession, ctx: DayContext, docs: DataFrame) 
         "id", "old_group", F.coalesce(F.col("stale"), F.lit(True)).alias("stale")
     )
     batch = ctx.cfg.limits.store_batch_size
+
+    def retract(store: Store, rows: list[Row]) -> Iterator[int]:
+        yield _retract_batch(store, rows, day)
+
     return int(
         sum(
             marked.rdd.mapPartitions(
-                lambda it: _retract_partition(it, store_url, day, batch)
+                lambda it: store_batches(it, store_url, batch, retract)
             ).collect()
         )
     )
 
 
-def postings_to_write(docs: DataFrame, lookups: DataFrame, rules: list[str], cap: int) -> DataFrame:
+def postings_to_write(
+    docs: DataFrame, lookups: DataFrame, rules: list[Rule], cap: int
+) -> DataFrame:
     """(id, fetched_at, rule, key) of the postings this day adds under the per-key cap."""
     ranked = rank_within_day(explode_keys(docs, rules))
     n_other = (
@@ -279,85 +251,53 @@ def postings_to_write(docs: DataFrame, lookups: DataFrame, rules: list[str], cap
     )
 
 
-def _write_postings(
-    rows: Iterable[Row], store_url: str, day: str, batch_size: int
-) -> Iterator[dict[str, int]]:
-    with open_store(store_url) as store:
-        pending: dict[str, dict[str, dict[str, bytes]]] = {}
-        n = 0
-        for r in rows:
-            table = INDEX_TABLES[r["rule"]]
-            pending.setdefault(table, {}).setdefault(r["key"], {})[posting_column(r["id"])] = (
-                posting_value(
-                    day, r["fetched_at"], r["simhash"] if r["rule"] == "simhash" else None
-                )
-            )
-            n += 1
-            if n >= batch_size:
-                for t, cells in pending.items():
-                    store.put(t, cells)
-                pending, n = {}, 0
-        for t, cells in pending.items():
-            store.put(t, cells)
-        yield store.stats.as_dict()
+def _put_postings(store: Store, batch: list[Row], day: str) -> None:
+    pending: dict[str, dict[str, dict[str, bytes]]] = {}
+    for r in batch:
+        rule = Rule(r["rule"])
+        pending.setdefault(rule.table, {}).setdefault(r["key"], {})[posting_column(r["id"])] = (
+            posting_value(day, r["fetched_at"], r["simhash"] if rule.multi_key else None)
+        )
+    for table, cells in pending.items():
+        store.put(table, cells)
 
 
-def _write_docs(
-    rows: Iterable[Row], store_url: str, day: str, batch_size: int
-) -> Iterator[dict[str, int]]:
-    with open_store(store_url) as store:
-        docs_rows: dict[str, dict[str, bytes]] = {}
-        verdicts: dict[str, dict[str, bytes]] = {}
-        members: dict[str, dict[str, bytes]] = {}
-
-        def flush() -> None:
-            store.put("docs", docs_rows)
-            store.put("verdicts", verdicts)
-            store.put("groups", members)
-            docs_rows.clear()
-            verdicts.clear()
-            members.clear()
-
-        for r in rows:
-            group = r["group"] or r["id"]
-            keys = {rule: r[col] for rule, col in RULE_COLUMNS.items()}
-            docs_rows[r["id"]] = doc_row(
-                url=r["url"],
-                title=r["title"],
-                day=day,
-                fetched_at=r["fetched_at"],
-                keys=keys,
-                simhash=r["simhash"],
-                tf_json=r["tf"],
-                group=group,
-                raw_md5=r["raw_md5"],
-                sketch=r["sketch"],
-            )
-            rec = VerdictRecord(
-                r["id"],
-                r["verdict"],
-                r["rule"],
-                r["duplicate_of"],
-                r["similarity"],
-                group,
-                r["type"],
-            )
-            verdicts[verdict_row_key(day, r["id"])] = rec.to_row()
-            if r["verdict"] == "duplicate" or r["is_canon"]:
-                cells = members.setdefault(group, {})
-                cells[posting_column(r["id"])] = posting_value(day, r["fetched_at"])
-            if len(docs_rows) >= batch_size:
-                flush()
-        flush()
-        yield store.stats.as_dict()
-
-
-def _sum_stats(parts: list[dict[str, int]]) -> dict[str, int]:
-    out: dict[str, int] = {}
-    for p in parts:
-        for k, v in p.items():
-            out[k] = out.get(k, 0) + v
-    return out
+def _put_docs(store: Store, batch: list[Row], day: str) -> None:
+    """Document rows, verdicts and group memberships of a batch of documents."""
+    docs_rows: dict[str, dict[str, bytes]] = {}
+    verdicts: dict[str, dict[str, bytes]] = {}
+    members: dict[str, dict[str, bytes]] = {}
+    for r in batch:
+        group = r["group"] or r["id"]
+        keys = {rule.value: r[rule.column] for rule in Rule}
+        docs_rows[r["id"]] = doc_row(
+            url=r["url"],
+            title=r["title"],
+            day=day,
+            fetched_at=r["fetched_at"],
+            keys=keys,
+            simhash=r["simhash"],
+            tf_json=r["tf"],
+            group=group,
+            raw_md5=r["raw_md5"],
+            sketch=r["sketch"],
+        )
+        rec = VerdictRecord(
+            r["id"],
+            r["verdict"],
+            r["rule"],
+            r["duplicate_of"],
+            r["similarity"],
+            group,
+            r["type"],
+        )
+        verdicts[verdict_row_key(day, r["id"])] = rec.to_row()
+        if r["verdict"] == "duplicate" or r["is_canon"]:
+            cells = members.setdefault(group, {})
+            cells[posting_column(r["id"])] = posting_value(day, r["fetched_at"])
+    store.put("docs", docs_rows)
+    store.put("verdicts", verdicts)
+    store.put("groups", members)
 
 
 def write_delete_list(ctx: DayContext, full: DataFrame) -> dict[str, Any]:
@@ -404,18 +344,28 @@ def run(spark: SparkSession, ctx: DayContext) -> dict[str, Any]:
             return stats
         store_url, day, batch = ctx.store, ctx.day, cfg.limits.store_batch_size
         stats["retracted_rows"] = retract_previous_run(spark, ctx, docs)
-        rules = [r for r in cfg.cascade.rules if r in RULE_COLUMNS]
+        rules = enabled(cfg.cascade.rules)
         lookups = spark.read.parquet(ctx.path("lookups"))
         postings = postings_to_write(docs, lookups, rules, cfg.limits.max_postings_per_key)
-        post_stats = postings.rdd.mapPartitions(
-            lambda it: _write_postings(it, store_url, day, batch)
+        sc = spark.sparkContext
+        counters = {n: sc.accumulator(0) for n in StoreStats().as_dict()}
+        # The writes yield nothing: collect() only runs them.
+        postings.rdd.mapPartitions(
+            lambda it: store_batches(
+                it, store_url, batch, lambda s, b: _put_postings(s, b, day), counters
+            )
         ).collect()
-        doc_stats = full.rdd.mapPartitions(
-            lambda it: _write_docs(it, store_url, day, batch)
+        full.rdd.mapPartitions(
+            lambda it: store_batches(
+                it, store_url, batch, lambda s, b: _put_docs(s, b, day), counters
+            )
         ).collect()
         canon_rows = spark.read.parquet(ctx.path("canon_cells"))
-        canon_rows.rdd.mapPartitions(lambda it: _write_canon_cells(it, store_url, batch)).collect()
-        stats["store"] = _sum_stats(post_stats + doc_stats)
+        # Left out of stats["store"] (it never counted them): a few cells a day.
+        canon_rows.rdd.mapPartitions(
+            lambda it: store_batches(it, store_url, batch, _put_canon_cells)
+        ).collect()
+        stats["store"] = {n: a.value for n, a in counters.items()}
         if cfg.output.delete_list:
             stats["delete_list"] = write_delete_list(ctx, full)
         stats["postings_written"] = postings.count()

@@ -22,7 +22,9 @@ from crawldedup.core.fingerprint import hamming64, sketch_jaccard
 from crawldedup.core.similarity import cosine
 from crawldedup.pipeline import schemas
 from crawldedup.pipeline.context import DayContext, timed
-from crawldedup.store import open_store
+from crawldedup.pipeline.store_batches import store_batches
+from crawldedup.rules import Rule
+from crawldedup.store import Store
 
 
 def _hamming(a: str | None, b: str | None) -> int | None:
@@ -51,13 +53,7 @@ def _score_earlier(
     counters: dict[str, Any],
     tag_tfidf: bool = False,
 ) -> Iterator[Score]:
-    store = None
-    batch: list[Row] = []
-
-    def flush() -> Iterator[Score]:
-        nonlocal store
-        if store is None:
-            store = open_store(store_url)
+    def flush(store: Store, batch: list[Row]) -> Iterator[Score]:
         ids = [r["cand_id"] for r in batch]
         found = store.get("docs", ids, columns=["v:tf", "m:simhash", "v:sketch"])
         # cascade.cosine_weights = "tag_tfidf": the vectors the relevance stage stored.
@@ -76,26 +72,15 @@ def _score_earlier(
                 sketch_jaccard(r["sketch"], (row.get("v:sketch") or b"").decode()),
             )
 
-    try:
-        for r in rows:
-            batch.append(r)
-            if len(batch) >= batch_size:
-                yield from flush()
-                batch = []
-        if batch:
-            yield from flush()
-    finally:
-        if store is not None:
-            counters["round_trips"].add(store.stats.round_trips)
-            counters["rows_read"].add(store.stats.rows_read)
-            store.close()
+    return store_batches(rows, store_url, batch_size, flush, counters)
 
 
 def pairs_to_score(cands: DataFrame) -> DataFrame:
     """Distinct (id, cand_id, cand_day) pairs needing a cosine (no B candidate for id)."""
-    exact_ids = cands.filter(F.col("rule") == "content_md5").select("id").distinct()
+    exact = Rule.CONTENT_MD5.value
+    exact_ids = cands.filter(F.col("rule") == exact).select("id").distinct()
     return (
-        cands.filter(F.col("rule") != "content_md5")
+        cands.filter(F.col("rule") != exact)
         .join(exact_ids, "id", "left_anti")
         .select("id", "cand_id", "cand_day")
         .distinct()
@@ -131,17 +116,12 @@ def _type_partition(
     rows: Iterable[Row], store_url: str, batch_size: int, cfg: Config, counters: dict[str, Any]
 ) -> Iterator[tuple[str, str]]:
     """Duplicate type of each (doc, target) pair; earlier-day targets come from the store."""
-    store = None
-    batch: list[Row] = []
     cols = ["v:tf", "m:raw_md5", "m:keys"]
 
-    def flush() -> Iterator[tuple[str, str]]:
-        nonlocal store
+    def flush(store: Store, batch: list[Row]) -> Iterator[tuple[str, str]]:
         earlier = [r["duplicate_of"] for r in batch if r["t_tf"] is None]
         found: dict[str, dict[str, bytes]] = {}
-        if earlier:
-            if store is None:
-                store = open_store(store_url)
+        if earlier:  # a batch of same-day targets never opens the store
             found = store.get("docs", earlier, columns=cols)
         for r in batch:
             if r["t_tf"] is not None:
@@ -150,7 +130,7 @@ def _type_partition(
                 row = found.get(r["duplicate_of"], {})
                 t_tf = (row.get("v:tf") or b"{}").decode()
                 t_raw = (row.get("m:raw_md5") or b"").decode()
-                t_content = json.loads(row.get("m:keys") or b"{}").get("content_md5")
+                t_content = json.loads(row.get("m:keys") or b"{}").get(Rule.CONTENT_MD5)
             yield (
                 r["id"],
                 duplicate_type(
@@ -162,19 +142,7 @@ def _type_partition(
                 ),
             )
 
-    try:
-        for r in rows:
-            batch.append(r)
-            if len(batch) >= batch_size:
-                yield from flush()
-                batch = []
-        if batch:
-            yield from flush()
-    finally:
-        if store is not None:
-            counters["round_trips"].add(store.stats.round_trips)
-            counters["rows_read"].add(store.stats.rows_read)
-            store.close()
+    return store_batches(rows, store_url, batch_size, flush, counters)
 
 
 def type_duplicates(
@@ -237,7 +205,9 @@ def run(spark: SparkSession, ctx: DayContext) -> dict[str, Any]:
         scores = spark.read.parquet(ctx.path("scores"))
         scored = cands.join(scores, ["id", "cand_id"], "left").withColumn(
             "similarity",
-            F.when(F.col("rule") == "content_md5", F.lit(1.0)).otherwise(F.col("similarity")),
+            F.when(F.col("rule") == Rule.CONTENT_MD5.value, F.lit(1.0)).otherwise(
+                F.col("similarity")
+            ),
         )
         decided = scored.rdd.groupBy(lambda r: r["id"]).map(lambda kv: decide_all(kv[1], cfg))
         decisions = spark.createDataFrame(decided, schemas.DECISIONS)

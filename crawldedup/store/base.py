@@ -12,17 +12,17 @@ import abc
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
+# Which index table serves which cascade rule, by rule name (re-exported).
+from crawldedup.rules import INDEX_TABLES as INDEX_TABLES
+from crawldedup.rules import Rule
+
 Row = dict[str, bytes]
 
 TABLES: dict[str, tuple[str, ...]] = {
-    # Seed 000's index tables: row = md5 hex of the normalized part, one cell per doc.
-    "title_id": ("d",),
-    "start_id": ("d",),
-    "end_id": ("d",),
-    # Rule B's index: row = md5 hex of the normalized content.
-    "content_id": ("d",),
-    # The SimHash rule's index: row = one block of the 64-bit SimHash ("<hex>.<block>").
-    "simhash_id": ("d",),
+    # The index tables, one per rule (crawldedup.rules), one cell per doc: row = md5 hex
+    # of the normalized part (seed 000's keys), or one block of the 64-bit SimHash
+    # ("<hex>.<block>").
+    **{rule.table: ("d",) for rule in Rule},
     # Per-document metadata (m) and term vector (v): row = doc id.
     "docs": ("m", "v"),
     # Verdicts: row = "YYYY-MM-DD|doc id", so one day is one contiguous range.
@@ -41,15 +41,6 @@ TABLES: dict[str, tuple[str, ...]] = {
     # Tag-weighted TF-IDF vectors of the cascade terms: row = doc id.
     "rel_docs": ("v",),
 }
-
-INDEX_TABLES: dict[str, str] = {
-    "content_md5": "content_id",
-    "head": "start_id",
-    "tail": "end_id",
-    "title": "title_id",
-    "simhash": "simhash_id",
-}
-"""Which index table serves which cascade rule."""
 
 
 class StoreError(RuntimeError):

@@ -4,15 +4,14 @@ This module is the only place that opens ``happybase`` connections. It owns the
 connection pool, batching (puts and deletes in ``Table.batch``, multi-gets with
 ``Table.rows``), key-only scans for the Bloom rebuild, table creation on first use,
 and retries with backoff on transport errors (the Thrift server drops connections
-idle longer than its read timeout: ``TSocket read 0 bytes``). Every call is
-idempotent, so retrying a whole call is safe.
+idle longer than its read timeout: ``TSocket read 0 bytes``; see
+:mod:`crawldedup.store.retry`). Every call is idempotent, so retrying a whole call is
+safe.
 """
 
 from __future__ import annotations
 
-import logging
 import socket
-import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, TypeVar
 
@@ -20,8 +19,7 @@ import happybase
 from thriftpy2.transport import TTransportException
 
 from crawldedup.store.base import TABLES, Row, Store, StoreError, StoreStats
-
-log = logging.getLogger(__name__)
+from crawldedup.store.retry import Retry
 
 T = TypeVar("T")
 
@@ -69,6 +67,9 @@ class HBaseStore(Store):
         self._pool_size = pool_size
         self._pool: happybase.ConnectionPool | None = None
         self._ready = False
+        self._retry = Retry(
+            f"hbase {host}:{port}", TRANSIENT, retries, backoff_s, on_retry=self._reconnect
+        )
 
     # ------------------------------------------------------------ plumbing
 
@@ -77,32 +78,24 @@ class HBaseStore(Store):
             self._pool = happybase.ConnectionPool(self._pool_size, **self._pool_args)
         return self._pool
 
+    def _reconnect(self, exc: BaseException) -> None:
+        # happybase's pool already replaced the broken connection; a pool that could
+        # not even connect is rebuilt from scratch on the next attempt.
+        self.stats.retries += 1
+        self._pool = None
+
     def _call(self, what: str, fn: Callable[[happybase.Connection], T]) -> T:
         """Run ``fn`` with a pooled connection, retrying transport errors with backoff."""
-        delay = self.backoff_s
-        for attempt in range(self.retries + 1):
-            try:
-                pool = self._connect()
-                with pool.connection() as conn:
-                    if not self._ready:
-                        self._ensure_tables(conn)
-                    result = fn(conn)
-                self.stats.round_trips += 1
-                return result
-            except TRANSIENT as exc:
-                # happybase's pool already replaced the broken connection; a pool that
-                # could not even connect is rebuilt from scratch on the next attempt.
-                if attempt == self.retries:
-                    raise StoreError(
-                        f"hbase {self.host}:{self.port} {what} failed after "
-                        f"{self.retries} retries: {type(exc).__name__}: {exc}"
-                    ) from exc
-                self.stats.retries += 1
-                log.warning("hbase %s: %s (retry %d in %.1fs)", what, exc, attempt + 1, delay)
-                self._pool = None
-                time.sleep(delay)
-                delay = min(delay * 2, 10.0)
-        raise AssertionError("unreachable")
+
+        def once() -> T:
+            with self._connect().connection() as conn:
+                if not self._ready:
+                    self._ensure_tables(conn)
+                result = fn(conn)
+            self.stats.round_trips += 1
+            return result
+
+        return self._retry.call(what, once)
 
     def _ensure_tables(self, conn: happybase.Connection) -> None:
         existing = {t.decode() for t in conn.tables()}
@@ -164,38 +157,22 @@ class HBaseStore(Store):
         stop_b = stop.encode() if stop is not None else None
         next_start = start.encode() if start is not None else None
         # A scan that loses its connection resumes after the last row it returned.
-        delay = self.backoff_s
-        attempt = 0
-        while True:
-            try:
-                pool = self._connect()
-                with pool.connection() as conn:
-                    if not self._ready:
-                        self._ensure_tables(conn)
-                    self.stats.round_trips += 1
-                    scanner = conn.table(table).scan(
-                        row_start=next_start,
-                        row_stop=stop_b,
-                        filter=_KEY_ONLY if keys_only else None,
-                        batch_size=batch_size,
-                    )
-                    for key, data in scanner:
-                        next_start = key + b"\x00"
-                        self.stats.rows_read += 1
-                        row = {} if keys_only else {c.decode(): v for c, v in data.items()}
-                        yield key.decode(), row
-                return
-            except TRANSIENT as exc:
-                if attempt == self.retries:
-                    raise StoreError(
-                        f"hbase {self.host}:{self.port} scan {table} failed after "
-                        f"{self.retries} retries: {type(exc).__name__}: {exc}"
-                    ) from exc
-                attempt += 1
-                self.stats.retries += 1
-                self._pool = None
-                time.sleep(delay)
-                delay = min(delay * 2, 10.0)
+        for attempt in self._retry.attempts(f"scan {table}"):
+            with attempt, self._connect().connection() as conn:
+                if not self._ready:
+                    self._ensure_tables(conn)
+                self.stats.round_trips += 1
+                scanner = conn.table(table).scan(
+                    row_start=next_start,
+                    row_stop=stop_b,
+                    filter=_KEY_ONLY if keys_only else None,
+                    batch_size=batch_size,
+                )
+                for key, data in scanner:
+                    next_start = key + b"\x00"
+                    self.stats.rows_read += 1
+                    row = {} if keys_only else {c.decode(): v for c, v in data.items()}
+                    yield key.decode(), row
 
     def delete(self, table: str, rows: Iterable[str], columns: Sequence[str] | None = None) -> None:
         self._check(table)

@@ -50,3 +50,34 @@ def test_replace_validates() -> None:
     assert Config().replace(**{"cascade.threshold": 0.7}).cascade.threshold == 0.7
     with pytest.raises(ConfigError):
         Config().replace(**{"cascade.threshold": 0})
+
+
+def test_build_config_is_file_then_store_then_overrides(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from crawldedup.config import build_config, parse_override
+
+    f = tmp_path / "c.toml"
+    f.write_text('store_url = "sqlite:////a.db"\n[gate]\nmax_quarantined_share = 0.5\n')
+    cfg = build_config(f, "sqlite:////b.db", [parse_override("gate.trailing_days=3")])
+    assert cfg.store_url == "sqlite:////b.db"
+    assert (cfg.gate.max_quarantined_share, cfg.gate.trailing_days) == (0.5, 3)
+    monkeypatch.setenv("CRAWLDEDUP_CONFIG", str(f))
+    assert build_config(None).gate.max_quarantined_share == 0.5
+    monkeypatch.setenv("CRAWLDEDUP_CONFIG", str(tmp_path / "missing.toml"))
+    with pytest.raises(ConfigError, match="not found"):
+        build_config(None)
+    assert parse_override('cascade.rules=["head"]') == ("cascade.rules", ("head",))
+    assert parse_override("spark.master=local[2]") == ("spark.master", "local[2]")
+    with pytest.raises(ConfigError, match="KEY=VALUE"):
+        parse_override("novalue")
+
+
+def test_gate_section_is_validated(tmp_path: Path) -> None:
+    f = tmp_path / "c.toml"
+    f.write_text("[gate]\nmax_quarantined_share = 1.5\n")
+    with pytest.raises(ConfigError, match=r"gate.max_quarantined_share must be in \[0, 1\]"):
+        load_config(f)
+    f.write_text("[gate]\nnot_a_knob = 1\n")
+    with pytest.raises(ConfigError, match="unknown key"):
+        load_config(f)

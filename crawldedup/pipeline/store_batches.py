@@ -1,0 +1,99 @@
+"""The executors' store loop: batch a partition's rows, one store connection per partition.
+
+Every stage that reads or writes the store from executors does the same thing: cut
+the partition into batches of ``limits.store_batch_size`` rows, open the store on
+the first call a batch makes (a partition whose batches need nothing from the store
+opens no connection), run one batch function per batch, and at the end close the
+store and add its round trips and rows to the stage's counters. That loop is
+:func:`store_batches`; a stage writes only its batch function.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from typing import Any, TypeVar
+
+from crawldedup.store import Store, StoreStats, open_store
+from crawldedup.store.base import Row
+
+T = TypeVar("T")
+Out = TypeVar("Out")
+
+
+def in_batches(items: Iterable[T], size: int) -> Iterator[list[T]]:
+    """Consecutive lists of at most ``size`` items."""
+    batch: list[T] = []
+    for x in items:
+        batch.append(x)
+        if len(batch) >= size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
+
+
+class LazyStore(Store):
+    """The store at ``url``, connected on its first call; ``close()`` is a no-op until then."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self.stats = StoreStats()
+        self._store: Store | None = None
+
+    @property
+    def opened(self) -> bool:
+        return self._store is not None
+
+    def _open(self) -> Store:
+        if self._store is None:
+            self._store = open_store(self.url)
+            self.stats = self._store.stats
+        return self._store
+
+    def put(self, table: str, rows: Mapping[str, Mapping[str, bytes]]) -> None:
+        self._open().put(table, rows)
+
+    def get(
+        self, table: str, rows: Sequence[str], columns: Sequence[str] | None = None
+    ) -> dict[str, Row]:
+        return self._open().get(table, rows, columns)
+
+    def scan(self, table: str, *args: Any, **kwargs: Any) -> Iterator[tuple[str, Row]]:
+        return self._open().scan(table, *args, **kwargs)
+
+    def delete(self, table: str, rows: Iterable[str], columns: Sequence[str] | None = None) -> None:
+        self._open().delete(table, rows, columns)
+
+    def close(self) -> None:
+        if self._store is not None:
+            self._store.close()
+
+
+def store_batches(
+    rows: Iterable[T],
+    store_url: str,
+    batch_size: int,
+    per_batch: Callable[[Store, list[T]], Iterable[Out] | None],
+    counters: Mapping[str, Any] | None = None,
+) -> Iterator[Out]:
+    """``per_batch(store, batch)`` for each batch of ``batch_size`` rows, chained.
+
+    A batch function that only writes returns None (nothing to yield).
+
+    ``store`` is connected on first use and closed when the partition ends (or fails).
+    ``counters`` maps names to Spark accumulators; those named like a
+    :class:`~crawldedup.store.StoreStats` field (``round_trips``, ``rows_read``,
+    ``cells_written``, ``rows_deleted``, ``retries``) get the store's counts added.
+    """
+    store = LazyStore(store_url)
+    try:
+        for batch in in_batches(rows, batch_size):
+            out = per_batch(store, batch)
+            if out is not None:
+                yield from out
+    finally:
+        if store.opened:
+            for name, value in store.stats.as_dict().items():
+                if counters is not None and name in counters:
+                    counters[name].add(value)
+            store.close()
