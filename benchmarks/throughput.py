@@ -43,10 +43,10 @@ import psutil
 from crawldedup.config import Config
 from crawldedup.core.fingerprint import block_keys, fingerprint
 from crawldedup.core.normalize import normalize_text
-from crawldedup.pipeline.context import STAGES
+from crawldedup.rules import Rule
 from crawldedup.sample import corpus
+from crawldedup.stage_registry import DEDUP_STAGES as STAGES
 from crawldedup.store import open_store
-from crawldedup.store.base import INDEX_TABLES
 from crawldedup.store.schema import doc_row, posting_column, posting_value
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -55,12 +55,10 @@ import quality  # the peers, shared with the quality benchmark
 ROOT = Path(__file__).resolve().parent.parent
 DAY = "2026-11-10"
 INDEX_DAY = "2026-11-09"
-RULE_KEY = {
-    "content_md5": "content_key",
-    "head": "head_key",
-    "tail": "tail_key",
-    "title": "title_key",
-}
+ONE_KEY_RULES = [r for r in Rule if not r.multi_key]  # seed 000's four keys
+# The fillers' random keys are drawn in this order (A, C, D, B), so a seed gives the
+# same index as before the rules were an enum.
+FILLER_ORDER = [Rule.TITLE, Rule.HEAD, Rule.TAIL, Rule.CONTENT_MD5]
 
 
 @dataclass(frozen=True)
@@ -144,23 +142,23 @@ def bulk_load(
     batch = 20_000
     with open_store(store_url) as store:
         for start in range(0, len(real), batch):
-            tables: dict[str, dict[str, dict[str, bytes]]] = {t: {} for t in INDEX_TABLES.values()}
+            tables: dict[str, dict[str, dict[str, bytes]]] = {r.table: {} for r in Rule}
             docs: dict[str, dict[str, bytes]] = {}
             for a in real[start : start + batch]:
                 fp = fingerprint(a.title, a.text, cfg.fingerprint, cfg.simhash)
                 cell = {posting_column(a.id): posting_value(INDEX_DAY, a.fetched_at)}
                 keys: dict[str, Any] = {}
-                for rule, attr in RULE_KEY.items():
-                    k = getattr(fp, attr)
+                for rule in ONE_KEY_RULES:
+                    k = getattr(fp, rule.column)
                     if k:
-                        tables[INDEX_TABLES[rule]].setdefault(k, {}).update(cell)
-                        keys[rule] = k
+                        tables[rule.table].setdefault(k, {}).update(cell)
+                        keys[rule.value] = k
                 sh = f"{fp.simhash:016x}"
                 for k in fp.simhash_keys:
-                    tables["simhash_id"].setdefault(k, {})[posting_column(a.id)] = posting_value(
-                        INDEX_DAY, a.fetched_at, sh
+                    tables[Rule.SIMHASH.table].setdefault(k, {})[posting_column(a.id)] = (
+                        posting_value(INDEX_DAY, a.fetched_at, sh)
                     )
-                keys["simhash"] = fp.simhash_keys
+                keys[Rule.SIMHASH.value] = fp.simhash_keys
                 docs[a.id] = doc_row(
                     url=f"https://origin.example/{a.id}",
                     title=a.title,
@@ -179,16 +177,16 @@ def bulk_load(
         stamp = f"{INDEX_DAY}T00:00:00.000000Z"
         for start in range(0, fillers, batch):
             count = min(batch, fillers - start)
-            tables = {t: {} for t in INDEX_TABLES.values()}
+            tables = {r.table: {} for r in Rule}
             for i in range(start, start + count):
                 col = f"d:f{i:08d}"
-                for table in ("title_id", "start_id", "end_id", "content_id"):
-                    tables[table][f"{rng.getrandbits(128):032x}"] = {
+                for rule in FILLER_ORDER:
+                    tables[rule.table][f"{rng.getrandbits(128):032x}"] = {
                         col: posting_value(INDEX_DAY, stamp)
                     }
                 h = rng.getrandbits(64)
                 for k in block_keys(h, cfg.simhash.max_distance):
-                    tables["simhash_id"].setdefault(k, {})[col] = posting_value(
+                    tables[Rule.SIMHASH.table].setdefault(k, {})[col] = posting_value(
                         INDEX_DAY, stamp, f"{h:016x}"
                     )
             for table, rows in tables.items():

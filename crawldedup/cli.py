@@ -1,7 +1,8 @@
-"""The ``crawldedup`` command line (contract in PRODUCT.md).
+"""The ``crawldedup`` command line (the contract is in the README, "Using it").
 
-Exit codes: 0 success, 1 failure while running, 2 bad usage or configuration
-(always one readable line on stderr).
+Exit codes: 0 success, 1 failure while running, 2 bad usage or configuration, 3 the day
+ran and was published but failed the data-quality gate (quarantined share above
+``gate.max_quarantined_share``); always one readable line on stderr.
 """
 
 from __future__ import annotations
@@ -11,18 +12,25 @@ import json
 import os
 import sys
 import time
-import tomllib
 import traceback
 from collections.abc import Sequence
 from datetime import date, datetime
 from pathlib import Path
 from typing import Any, NoReturn
 
-from crawldedup.config import Config, ConfigError, load_config
+from crawldedup.config import CONFIG_ENV, Config, ConfigError, build_config, parse_override
+from crawldedup.stage_registry import NAMES as STAGE_NAMES
+
+EXIT_GATE = 3
+"""``crawldedup run``: the day was published but its quarantined share is over the gate."""
 
 
 class UsageError(Exception):
     """Bad flags, dates, folders or config: exit 2."""
+
+
+class GateFailed(Exception):
+    """The day ran and was published, but failed the data-quality gate: exit 3."""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -39,16 +47,10 @@ def _day(value: str) -> str:
 
 
 def _override(value: str) -> tuple[str, Any]:
-    key, sep, raw = value.partition("=")
-    if not sep or not key:
-        raise argparse.ArgumentTypeError(f"--set wants KEY=VALUE, got {value!r}")
     try:
-        parsed = tomllib.loads(f"v = {raw}")["v"]
-    except tomllib.TOMLDecodeError:
-        parsed = raw  # bare words are strings
-    if isinstance(parsed, list):
-        parsed = tuple(parsed)
-    return key.strip(), parsed
+        return parse_override(value)
+    except ConfigError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def default_home() -> Path:
@@ -67,7 +69,9 @@ def build_parser() -> argparse.ArgumentParser:
             help="folder of the embedded store and work files "
             "(default $CRAWLDEDUP_HOME, else ./.crawldedup)",
         )
-        sp.add_argument("--config", type=Path, default=None, help="TOML config file")
+        sp.add_argument(
+            "--config", type=Path, default=None, help=f"TOML config file (default ${CONFIG_ENV})"
+        )
         sp.add_argument(
             "--store", default=None, help="store URL: sqlite:///path or hbase://host:port[/prefix]"
         )
@@ -90,18 +94,7 @@ def build_parser() -> argparse.ArgumentParser:
     common(r)
 
     s = sub.add_parser("stage", help="run one stage of a day (the jobs/ entry points use this)")
-    s.add_argument(
-        "name",
-        choices=[
-            "fingerprint",
-            "relevance",
-            "bloom",
-            "candidates",
-            "similarity",
-            "publish",
-            "report",
-        ],
-    )
+    s.add_argument("name", choices=STAGE_NAMES)
     s.add_argument("--date", required=True, type=_day)
     s.add_argument("--input", type=Path, default=None)
     s.add_argument("--dry-run", action="store_true")
@@ -147,15 +140,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _config(args: argparse.Namespace) -> Config:
-    cfg = load_config(args.config)
-    if args.store:
-        cfg = cfg.replace(store_url=args.store)
-    for key, value in args.overrides:
-        try:
-            cfg = cfg.replace(**{key: value})
-        except (TypeError, AttributeError) as exc:
-            raise ConfigError(f"--set {key}: {exc}") from None
-    return cfg
+    return build_config(args.config, args.store, args.overrides)
 
 
 def _progress(line: str) -> None:
@@ -178,27 +163,33 @@ def _check_input(path: Path) -> Path:
 
 
 def cmd_run(args: argparse.Namespace, cfg: Config) -> int:
+    from crawldedup.gate import quarantine_failure
     from crawldedup.pipeline.spark import build_session
-    from crawldedup.pipeline.stages import day_stages, run_day
+    from crawldedup.pipeline.stages import day_stages, preflight, run_day
 
     ctx = _context(args, cfg, args.date, _check_input(args.input))
     if cfg.relevance.library:
         from crawldedup.relevance.library import load_library
 
         load_library(cfg.relevance.library)  # a bad library exits 2 before Spark starts
+    stages = day_stages(cfg)
+    preflight(ctx, stages)  # an unreachable store fails in a second, not after Spark started
     _progress(f"[{ctx.day}] starting Spark ({cfg.spark.master}), store {ctx.store}")
     spark = build_session(cfg, "crawldedup-run")
     try:
-        report = run_day(spark, ctx, _progress, stages=day_stages(cfg))
+        report = run_day(spark, ctx, _progress, stages=stages)
     finally:
         spark.stop()
     _print_report_summary(report)
+    failure = quarantine_failure(report, cfg.gate)
+    if failure:
+        raise GateFailed(failure)
     return 0
 
 
 def cmd_stage(args: argparse.Namespace, cfg: Config) -> int:
     from crawldedup.pipeline.spark import build_session
-    from crawldedup.pipeline.stages import run_day
+    from crawldedup.pipeline.stages import preflight, run_day
 
     if args.name in ("fingerprint", "relevance"):
         if args.input is None:
@@ -209,6 +200,7 @@ def cmd_stage(args: argparse.Namespace, cfg: Config) -> int:
         # The report only reads the stages' JSON counts: no JVM to start.
         run_day(None, ctx, _progress, stages=("report",))
         return 0
+    preflight(ctx, (args.name,))
     spark = build_session(cfg, f"crawldedup-{args.name}")
     try:
         run_day(spark, ctx, _progress, stages=(args.name,))
@@ -342,10 +334,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             "relevance": cmd_relevance,
             "demo": cmd_demo,
         }[args.command]
-        code = handler(args, cfg)
-        if args.command in ("run", "demo"):
-            _progress(f"done in {time.perf_counter() - t0:.1f}s")
-        return code
+        try:
+            return handler(args, cfg)
+        finally:
+            if args.command in ("run", "demo") and sys.exc_info()[0] in (None, GateFailed):
+                _progress(f"done in {time.perf_counter() - t0:.1f}s")
+    except GateFailed as exc:
+        print(f"crawldedup: data-quality gate failed: {exc}", file=sys.stderr)
+        return EXIT_GATE
     except (UsageError, ConfigError) as exc:
         msg = str(exc)
         print(msg if msg.startswith("crawldedup") else f"crawldedup: {msg}", file=sys.stderr)
@@ -358,6 +354,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             traceback.print_exc()
         print(f"crawldedup: failed: {_one_line(exc)}", file=sys.stderr)
         return 1
+
+
+def job_main(job_file: str, argv: Sequence[str]) -> int:
+    """Entry point of ``jobs/<stage>.py`` (spark-submit): the file's name is the stage."""
+    return main(["stage", Path(job_file).stem, *argv])
 
 
 def _one_line(exc: BaseException) -> str:

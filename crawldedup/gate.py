@@ -1,4 +1,5 @@
-"""The day's counts and the data-quality gate of the report task.
+"""The day's counts and the data-quality gate: ``crawldedup run`` (exit 3 over the
+quarantine limit) and the DAG's report task (fails on any rule) apply the same ``[gate]``.
 
 Pure functions over report dicts (the JSON the report stage writes to
 ``H/work/dt=D/report.json`` and to the store's ``days`` table); the store is passed in.
@@ -9,31 +10,11 @@ from __future__ import annotations
 import json
 from collections import deque
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from crawldedup.config import GateConfig
     from crawldedup.store import Store
-
-
-@dataclass(frozen=True)
-class GateLimits:
-    """When a finished day fails the gate. All three come from the run's params."""
-
-    max_quarantined_share: float = 0.10
-    """Quarantined records / records read above this fails the day."""
-    duplicate_rate_tolerance: float = 0.25
-    """|duplicate rate - trailing average| above this (absolute, 0..1) fails the day."""
-    trailing_days: int = 7
-    """How many earlier days' reports make the trailing average."""
-
-    @classmethod
-    def from_params(cls, params: Mapping[str, Any]) -> GateLimits:
-        return cls(
-            max_quarantined_share=float(params["max_quarantined_share"]),
-            duplicate_rate_tolerance=float(params["duplicate_rate_tolerance"]),
-            trailing_days=int(params["trailing_days"]),
-        )
 
 
 def duplicate_rate(report: Mapping[str, Any]) -> float | None:
@@ -93,8 +74,20 @@ def day_counts(report: Mapping[str, Any], history: Sequence[Mapping[str, Any]]) 
     }
 
 
+def quarantine_failure(report: Mapping[str, Any], limits: GateConfig) -> str | None:
+    """Why the day's quarantined share fails the gate, or None when it is within the limit."""
+    share = quarantined_share(report)
+    if share <= limits.max_quarantined_share:
+        return None
+    return (
+        f"{report.get('day')}: quarantined share {share:.1%} is above the limit "
+        f"{limits.max_quarantined_share:.1%} ({report.get('quarantined_total')} of "
+        f"{report.get('records_in')} records; reasons {report.get('quarantined')})"
+    )
+
+
 def gate_failures(
-    report: Mapping[str, Any], history: Sequence[Mapping[str, Any]], limits: GateLimits
+    report: Mapping[str, Any], history: Sequence[Mapping[str, Any]], limits: GateConfig
 ) -> list[str]:
     """Why the day fails the gate (one sentence each); empty when it passes."""
     day = report.get("day")
@@ -107,14 +100,7 @@ def gate_failures(
             f"{report.get('records_in', 0)} records read, "
             f"{report.get('quarantined_total', 0)} quarantined) in {report.get('input')}"
         ]
-    failures = []
-    share = quarantined_share(report)
-    if share > limits.max_quarantined_share:
-        failures.append(
-            f"{day}: quarantined share {share:.1%} is above the limit "
-            f"{limits.max_quarantined_share:.1%} ({report.get('quarantined_total')} of "
-            f"{report.get('records_in')} records; reasons {report.get('quarantined')})"
-        )
+    failures = [f for f in (quarantine_failure(report, limits),) if f]
     rate, avg = duplicate_rate(report), trailing_average(history)
     if rate is not None and avg is not None and abs(rate - avg) > limits.duplicate_rate_tolerance:
         failures.append(

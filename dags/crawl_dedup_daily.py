@@ -50,16 +50,16 @@ recomputed):
     airflow dags trigger crawl_dedup_daily -c '{"crawl_date": "2026-11-01", "dry_run": true}'
 
 **Params**: `threshold`, `rules`, `dry_run` (computes verdicts, writes nothing to the store),
-`force_bloom_rebuild` (no effect today: the `bloom` stage always rebuilds the filters from
-the index tables), `input_root`, `home`, `store`, `wait_for`, and the gate's
-`max_quarantined_share`, `duplicate_rate_tolerance`, `trailing_days`. `topics_library`: the
-semantic library of the relevance stage (above).
+`input_root`, `home`, `store`, `wait_for`, `config` (the TOML config file every task reads,
+the report too; default `$CRAWLDEDUP_CONFIG`), and the gate's `max_quarantined_share`,
+`duplicate_rate_tolerance`, `trailing_days` (empty: the config's `[gate]`).
+`topics_library`: the semantic library of the relevance stage (above).
 
 Deployment knobs (environment of the DAG processor and workers): `CRAWLDEDUP_SCHEDULE`
 (cron, default `0 3 * * *`), `CRAWLDEDUP_CATCHUP`, `CRAWLDEDUP_INPUT_ROOT` and
 `CRAWLDEDUP_HOME` (param defaults), `CRAWLDEDUP_JOBS_DIR`, `CRAWLDEDUP_OWNER`,
 `CRAWLDEDUP_RETRIES`, `CRAWLDEDUP_RETRY_DELAY_S`, `CRAWLDEDUP_SENSOR_POKE_S`,
-`CRAWLDEDUP_SENSOR_TIMEOUT_H`, `CRAWLDEDUP_SPARK_DRIVER_MEMORY`, `CRAWLDEDUP_PY_FILES`
+`CRAWLDEDUP_SENSOR_TIMEOUT_H`, `CRAWLDEDUP_CONFIG` (the `config` default), `CRAWLDEDUP_PY_FILES`
 (comma-separated `--py-files` of every Spark stage, e.g. the project zip; empty: none),
 `CRAWLDEDUP_TOPICS_LIBRARY` (the `topics_library` default).
 """
@@ -75,7 +75,15 @@ from typing import Any
 from airflow.providers.apache.spark.operators.spark_submit import SparkSubmitOperator
 from airflow.sdk import DAG, CronDataIntervalTimetable, Param, chain, task
 
-from crawldedup_airflow.day import RELEVANCE_STAGE, RULES, SPARK_STAGES, WAIT_FOR, stage_args
+from crawldedup.stage_registry import stage
+from crawldedup_airflow.day import (
+    RELEVANCE_STAGE,
+    RULES,
+    SPARK_STAGES,
+    WAIT_FOR,
+    spark_conf,
+    stage_args,
+)
 from crawldedup_airflow.sensors import CrawlDaySensor
 
 # Deployment settings come from the environment: cheap to read while parsing, unlike
@@ -90,26 +98,25 @@ RETRIES = int(_ENV.get("CRAWLDEDUP_RETRIES", "2"))
 RETRY_DELAY = timedelta(seconds=float(_ENV.get("CRAWLDEDUP_RETRY_DELAY_S", "60")))
 SENSOR_POKE = timedelta(seconds=float(_ENV.get("CRAWLDEDUP_SENSOR_POKE_S", "300")))
 SENSOR_TIMEOUT = timedelta(hours=float(_ENV.get("CRAWLDEDUP_SENSOR_TIMEOUT_H", "12")))
-DRIVER_MEMORY = _ENV.get("CRAWLDEDUP_SPARK_DRIVER_MEMORY", "2g")
 # The project zip shipped to executors: harmless on local[*], needed on a cluster whose
 # nodes do not have the project installed.
 PY_FILES = _ENV.get("CRAWLDEDUP_PY_FILES", "") or None
 SENSOR_TASK_ID = "wait_for_crawl"
 
 
-def _spark_conf() -> dict[str, str]:
-    """Quiet driver logs: the pipeline's log4j2 file, given before the driver JVM starts.
-
-    (The session builder sets it too, but under spark-submit the driver already runs.)
-    find_spec locates the package without importing it.
-    """
+def _log4j_file() -> str:
+    """The pipeline's log4j2 file (quiet driver logs), given to spark-submit before the
+    driver JVM starts (the session builder sets it too, but under spark-submit the driver
+    already runs). find_spec locates the package without importing it."""
     spec = importlib.util.find_spec("crawldedup")
     if spec is None or spec.origin is None:
-        return {}
+        return ""
     log4j = Path(spec.origin).parent / "pipeline" / "log4j2.properties"
-    if not log4j.is_file():
-        return {}
-    return {"spark.driver.extraJavaOptions": f"-Dlog4j2.configurationFile={log4j}"}
+    return str(log4j) if log4j.is_file() else ""
+
+
+LOG4J = _log4j_file()
+_RUN = f"ti.xcom_pull(task_ids='{SENSOR_TASK_ID}')"
 
 
 def _stage_args_template(stage: str) -> Any:
@@ -117,7 +124,11 @@ def _stage_args_template(stage: str) -> Any:
 
     Typed Any: the operator's signature wants the rendered list, not its template.
     """
-    return f"{{{{ stage_args('{stage}', params, ti.xcom_pull(task_ids='{SENSOR_TASK_ID}')) }}}}"
+    return f"{{{{ stage_args('{stage}', params, {_RUN}) }}}}"
+
+
+# The driver's memory comes from the run's config ([spark] driver_memory), read at run time.
+SPARK_CONF_TEMPLATE: Any = f"{{{{ spark_conf(params, {_RUN}, {LOG4J!r}) }}}}"
 
 
 PARAMS = {
@@ -156,14 +167,6 @@ PARAMS = {
         type="boolean",
         title="Dry run",
         description="Compute verdicts and the report, write nothing to the store.",
-        section="Cascade",
-    ),
-    "force_bloom_rebuild": Param(
-        False,
-        type="boolean",
-        title="Force Bloom rebuild",
-        description="No effect today: the bloom stage always rebuilds the filters from the "
-        "index tables.",
         section="Cascade",
     ),
     "input_root": Param(
@@ -209,51 +212,45 @@ PARAMS = {
         "(relevance.library). Empty: relevance is skipped.",
         section="Relevance",
     ),
+    "config": Param(
+        _ENV.get("CRAWLDEDUP_CONFIG") or None,
+        type=["null", "string"],
+        title="Config file",
+        description="The TOML config file (on the workers) every task of the run reads, the "
+        "report too. Empty: the defaults.",
+        section="Locations",
+    ),
     "max_quarantined_share": Param(
-        0.10,
-        type="number",
+        None,
+        type=["null", "number"],
         minimum=0,
         maximum=1,
         title="Max quarantined share",
-        description="The gate fails the day above this share of quarantined records.",
+        description="The gate fails the day above this share of quarantined records. "
+        "Empty: the config's gate.max_quarantined_share (0.10 by default).",
         section="Quality gate",
     ),
     "duplicate_rate_tolerance": Param(
-        0.25,
-        type="number",
+        None,
+        type=["null", "number"],
         minimum=0,
         maximum=1,
         title="Duplicate-rate tolerance",
         description="The gate fails the day when its duplicate rate is further than this "
-        "(absolute) from the trailing average.",
+        "(absolute) from the trailing average. Empty: the config's "
+        "gate.duplicate_rate_tolerance (0.25 by default).",
         section="Quality gate",
     ),
     "trailing_days": Param(
-        7,
-        type="integer",
+        None,
+        type=["null", "integer"],
         minimum=1,
         maximum=366,
         title="Trailing days",
-        description="How many earlier days' reports make the trailing average.",
+        description="How many earlier days' reports make the trailing average. Empty: the "
+        "config's gate.trailing_days (7 by default).",
         section="Quality gate",
     ),
-}
-
-STAGE_DOCS = {
-    "fingerprint": "Reads `dt=D/` (JSON Lines, Parquet, WARC), quarantines bad records, "
-    "normalizes and computes the four md5 keys, SimHash and term vectors → `work/dt=D/docs`.",
-    "bloom": "Rebuilds the Bloom filters from the store's index tables (key-only scans); "
-    "`force_bloom_rebuild` changes nothing, this always happens.",
-    "candidates": "Probes the filters, multi-gets the index rows of earlier days and joins "
-    "same-day keys → candidate pairs per rule.",
-    "similarity": "Cosine per candidate pair on the executors; the cascade picks each "
-    f"document's verdict (rules in the order {' → '.join(RULES)}; cosine strictly above "
-    "`threshold`).",
-    "publish": "Writes verdicts, groups, document rows and capped postings; replaces the "
-    "day's earlier results. Writes nothing with `dry_run`.",
-    RELEVANCE_STAGE: "Scores every page of the day against the `topics_library` topics "
-    "(tag-weighted TF-IDF and the semantic library, seed 003), updates the document "
-    "frequencies, writes scores and the ranked crawl frontier (store and Parquet).",
 }
 
 with DAG(
@@ -271,7 +268,7 @@ with DAG(
     params=PARAMS,
     # The Spark stages' application_args are one list-valued macro call.
     render_template_as_native_obj=True,
-    user_defined_macros={"stage_args": stage_args},
+    user_defined_macros={"stage_args": stage_args, "spark_conf": spark_conf},
     tags=["crawldedup", "dedup", "spark"],
     default_args={
         "owner": OWNER,
@@ -292,24 +289,23 @@ with DAG(
         "data file); then resolves the day, home and store URL into its XCom.",
     )
 
-    def spark_stage(stage: str) -> SparkSubmitOperator:
+    def spark_stage(name: str) -> SparkSubmitOperator:
         return SparkSubmitOperator(
-            task_id=stage,
+            task_id=name,
             conn_id="spark_default",
-            application=str(JOBS_DIR / f"{stage}.py"),
+            application=str(JOBS_DIR / f"{name}.py"),
             # A template that renders (natively) to the list --date D --home H --store URL
             # --set ... [--input DIR] [--dry-run]: a flag that is there or not cannot be one
             # element of a fixed-length list of string templates.
-            application_args=_stage_args_template(stage),
-            name=f"crawldedup-{stage}",
-            conf=_spark_conf(),
+            application_args=_stage_args_template(name),
+            name=f"crawldedup-{name}",
+            conf=SPARK_CONF_TEMPLATE,
             py_files=PY_FILES,
-            driver_memory=DRIVER_MEMORY,
             execution_timeout=timedelta(hours=4),
-            doc_md=STAGE_DOCS[stage],
+            doc_md=stage(name).doc,
         )
 
-    stages = [spark_stage(stage) for stage in SPARK_STAGES]
+    stages = [spark_stage(name) for name in SPARK_STAGES]
 
     @task.short_circuit(
         task_id="relevance_enabled",

@@ -13,11 +13,17 @@ BIN = Path(sys.executable).with_name("crawldedup")
 
 
 def cli(*args: str, home: Path, check: bool = True) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "CRAWLDEDUP_HOME": str(home)}
-    proc = subprocess.run([str(BIN), *args], capture_output=True, text=True, env=env, timeout=600)
+    proc = cli_env({}, *args, home=home)
     if check and proc.returncode != 0:
         raise AssertionError(f"crawldedup {args} exited {proc.returncode}: {proc.stderr[-2000:]}")
     return proc
+
+
+def cli_env(extra: dict[str, str], *args: str, home: Path) -> subprocess.CompletedProcess[str]:
+    """``crawldedup ARGS`` with ``extra`` environment variables; any exit code."""
+    env = {k: v for k, v in os.environ.items() if k != "CRAWLDEDUP_CONFIG"}
+    env.update({"CRAWLDEDUP_HOME": str(home), **extra})
+    return subprocess.run([str(BIN), *args], capture_output=True, text=True, env=env, timeout=600)
 
 
 def verdicts(day: str, home: Path, store: str | None = None) -> dict[str, dict[str, Any]]:

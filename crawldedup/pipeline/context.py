@@ -13,8 +13,6 @@ from typing import Any
 from crawldedup.config import Config
 from crawldedup.store import resolve_store_url
 
-STAGES: tuple[str, ...] = ("fingerprint", "bloom", "candidates", "similarity", "publish", "report")
-
 
 @dataclass(frozen=True)
 class DayContext:

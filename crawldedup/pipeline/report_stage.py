@@ -7,7 +7,8 @@ from typing import Any
 
 from pyspark.sql import SparkSession
 
-from crawldedup.pipeline.context import STAGES, DayContext
+from crawldedup.pipeline.context import DayContext
+from crawldedup.stage_registry import DEDUP_STAGES
 from crawldedup.store import open_store
 
 
@@ -19,7 +20,7 @@ def _fp_rate(b: dict[str, int]) -> float:
 
 
 def build_report(ctx: DayContext) -> dict[str, Any]:
-    st = {s: ctx.read_stats(s) for s in STAGES if s != "report"}
+    st = {s: ctx.read_stats(s) for s in DEDUP_STAGES if s != "report"}
     fp, cand, sim, pub, bloom = (
         st["fingerprint"],
         st["candidates"],
@@ -62,7 +63,7 @@ def build_report(ctx: DayContext) -> dict[str, Any]:
             "filters": bloom.get("filters", {}),
         },
         "store_ops": store,
-        "seconds": {s: st[s].get("seconds") for s in STAGES if s != "report"},
+        "seconds": {s: st[s].get("seconds") for s in DEDUP_STAGES if s != "report"},
     }
 
 

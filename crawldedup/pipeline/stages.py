@@ -10,6 +10,7 @@ from typing import Any
 from pyspark.sql import SparkSession
 
 from crawldedup.config import Config
+from crawldedup.ingest.records import html_extractor
 from crawldedup.pipeline import (
     bloom_stage,
     candidates_stage,
@@ -19,30 +20,31 @@ from crawldedup.pipeline import (
     report_stage,
     similarity_stage,
 )
-from crawldedup.pipeline.context import STAGES, DayContext
+from crawldedup.pipeline.context import DayContext
+from crawldedup.stage_registry import DEDUP_STAGES, NAMES
+from crawldedup.stage_registry import day_stages as registry_day_stages
+from crawldedup.stage_registry import stage as registry_stage
 from crawldedup.store import open_store
 
 StageFn = Callable[[SparkSession, DayContext], dict[str, Any]]
 
 RUNNERS: dict[str, StageFn] = {
     "fingerprint": fingerprint_stage.run,
+    "relevance": relevance_stage.run,
     "bloom": bloom_stage.run,
     "candidates": candidates_stage.run,
     "similarity": similarity_stage.run,
     "publish": publish_stage.run,
     "report": report_stage.run,
 }
-assert tuple(RUNNERS) == STAGES
-# Optional (seed 003): after fingerprint, when a topic library or tag-weighted cascade
-# vectors are configured; see day_stages.
-RUNNERS["relevance"] = relevance_stage.run
+assert tuple(RUNNERS) == NAMES, "crawldedup.stage_registry lists the stages"
 
 
 def day_stages(cfg: Config) -> tuple[str, ...]:
-    """The stages of ``crawldedup run``: relevance right after fingerprint when enabled."""
-    if not relevance_stage.enabled(cfg):
-        return STAGES
-    return (STAGES[0], "relevance", *STAGES[1:])
+    """The stages of ``crawldedup run``: relevance (after fingerprint) when a topic library
+    or tag-weighted cascade vectors are configured."""
+    enabled = frozenset({"relevance"}) if relevance_stage.enabled(cfg) else frozenset()
+    return registry_day_stages(enabled)
 
 
 _PY_ERROR = re.compile(r"^([A-Za-z_][\w.]*(?:Error|Exception|Exists|Failed|Interrupt)): (.*)$")
@@ -102,21 +104,34 @@ def summarize(stage: str, stats: dict[str, Any]) -> str:
     return ""
 
 
-def run_day(
-    spark: SparkSession | None,
-    ctx: DayContext,
-    progress: Callable[[str], None] | None = None,
-    stages: tuple[str, ...] = STAGES,
-) -> dict[str, Any]:
-    """Run the given stages of one day in order; returns the day's report."""
-    result: dict[str, Any] = {}
+def preflight(ctx: DayContext, stages: tuple[str, ...]) -> None:
+    """What fails the whole run, checked before Spark starts and works for minutes.
+
+    The store is opened and read once (this also creates the tables once, instead of
+    executors racing to do it). A day that reads input needs HTML extraction to work: an
+    install without lxml_html_clean fails here in one line, not on every HTML record.
+    """
     try:
-        # Fail fast, before Spark works for minutes, when the store is unreachable;
-        # this also creates the tables once, instead of racing executors doing it.
         with open_store(ctx.store) as store:
             store.get("days", [ctx.day])
     except Exception as exc:
         raise StageFailed("open-store", exc) from exc
+    if any(registry_stage(name).reads_input for name in stages):
+        try:
+            html_extractor()
+        except ImportError as exc:
+            raise StageFailed(stages[0], exc) from exc
+
+
+def run_day(
+    spark: SparkSession | None,
+    ctx: DayContext,
+    progress: Callable[[str], None] | None = None,
+    stages: tuple[str, ...] = DEDUP_STAGES,
+) -> dict[str, Any]:
+    """Run the given stages of one day in order; returns the day's report."""
+    result: dict[str, Any] = {}
+    preflight(ctx, stages)
     for i, stage in enumerate(stages, start=1):
         t0 = time.perf_counter()
         if spark is not None:  # names the stage's Spark jobs in the UI and event log

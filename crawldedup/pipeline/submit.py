@@ -26,7 +26,12 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-SPARK_STAGES: tuple[str, ...] = ("fingerprint", "bloom", "candidates", "similarity", "publish")
+from crawldedup.config import SparkConfig
+from crawldedup.stage_registry import DEDUP_STAGES, SPARK_STAGES, stage_argv
+
+__all__ = ["SPARK_STAGES", "StageRun", "SubmitFailed", "spark_submit_cmd", "submit_day"]
+DRIVER_MEMORY = SparkConfig().driver_memory
+
 DEFAULT_JOBS_DIR = Path(__file__).resolve().parents[2] / "jobs"
 _LOG4J = Path(__file__).with_name("log4j2.properties")
 
@@ -69,28 +74,6 @@ def submit_env(base: Mapping[str, str] | None = None) -> dict[str, str]:
     return env
 
 
-def stage_args(
-    stage: str,
-    day: str,
-    home: Path,
-    store: str,
-    input_dir: Path | None = None,
-    config: Path | None = None,
-    overrides: Sequence[str] = (),
-) -> list[str]:
-    """The command line of ``jobs/<stage>.py`` (the CLI's ``stage`` flags)."""
-    args = ["--date", day, "--home", str(home), "--store", store]
-    if config is not None:
-        args += ["--config", str(config)]
-    for item in overrides:
-        args += ["--set", item]
-    if stage == "fingerprint":
-        if input_dir is None:
-            raise ValueError("the fingerprint stage needs input_dir")
-        args += ["--input", str(input_dir)]
-    return args
-
-
 def spark_submit_cmd(
     stage: str,
     master: str,
@@ -98,7 +81,7 @@ def spark_submit_cmd(
     args: Sequence[str],
     jobs_dir: Path = DEFAULT_JOBS_DIR,
     conf: Mapping[str, str] | None = None,
-    driver_memory: str = "1g",
+    driver_memory: str = DRIVER_MEMORY,
     executor_memory: str = "1g",
 ) -> list[str]:
     """``spark-submit`` of ``jobs/<stage>.py`` on ``master`` with the project zip."""
@@ -145,9 +128,9 @@ def submit_day(
     config: Path | None = None,
     overrides: Sequence[str] = (),
     conf: Mapping[str, str] | None = None,
-    driver_memory: str = "1g",
+    driver_memory: str = DRIVER_MEMORY,
     jobs_dir: Path = DEFAULT_JOBS_DIR,
-    stages: Sequence[str] = (*SPARK_STAGES, "report"),
+    stages: Sequence[str] = DEDUP_STAGES,
     cwd: Path | None = None,
     env: Mapping[str, str] | None = None,
     progress: Callable[[str], None] | None = None,
@@ -158,8 +141,14 @@ def submit_day(
     with tempfile.TemporaryDirectory(prefix="crawldedup-submit-") as scratch:
         where = cwd or Path(scratch)
         for stage in stages:
-            args = stage_args(
-                stage, day, home.resolve(), store, input_dir.resolve(), config, overrides
+            args = stage_argv(
+                stage,
+                day=day,
+                home=str(home.resolve()),
+                store=store,
+                input_dir=str(input_dir.resolve()),
+                config=str(config) if config else None,
+                overrides=overrides,
             )
             if stage == "report":
                 # No Spark: the venv's python with only the zip on its path.

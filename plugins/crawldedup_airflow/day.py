@@ -12,20 +12,26 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
-from crawldedup.config import RULES
-
-SPARK_STAGES: tuple[str, ...] = ("fingerprint", "bloom", "candidates", "similarity", "publish")
-"""The stages submitted with spark-submit, in order; ``report`` runs as a Python task."""
+from crawldedup.config import RULES, Config, ConfigError, build_config, parse_override
+from crawldedup.stage_registry import SPARK_STAGES, stage, stage_argv
 
 RELEVANCE_STAGE = "relevance"
-"""The optional topic-relevance stage (seed 003): after fingerprint, beside the dedup chain."""
+"""The optional topic-relevance stage: after fingerprint, beside the dedup chain."""
 
 WAIT_FOR: tuple[str, ...] = ("success_marker", "data_files")
 """What makes a crawl folder ready: the crawler's ``_SUCCESS`` marker, or any data file."""
 
 SUCCESS_MARKER = "_SUCCESS"
 
+GATE_PARAMS: tuple[str, ...] = (
+    "max_quarantined_share",
+    "duplicate_rate_tolerance",
+    "trailing_days",
+)
+"""Params that override the config's ``[gate]`` values of the same name when not null."""
+
 __all__ = [
+    "GATE_PARAMS",
     "RELEVANCE_STAGE",
     "RULES",
     "SPARK_STAGES",
@@ -35,6 +41,9 @@ __all__ = [
     "crawl_date",
     "crawl_ready",
     "day_dir",
+    "run_config",
+    "run_overrides",
+    "spark_conf",
     "stage_args",
 ]
 
@@ -89,32 +98,64 @@ def crawl_ready(folder: Path, wait_for: str) -> tuple[bool, str]:
     return False, f"no data files in {folder} yet"
 
 
-def stage_args(stage: str, params: Mapping[str, Any], run: Mapping[str, Any]) -> list[str]:
+def run_overrides(params: Mapping[str, Any]) -> list[str]:
+    """The run's params as the CLI's ``--set KEY=VALUE`` items (values are TOML)."""
+    items = [
+        f"cascade.threshold={float(params['threshold'])!r}",
+        f"cascade.rules={json.dumps(list(params['rules']))}",
+    ]
+    for name in GATE_PARAMS:
+        if params.get(name) is not None:
+            items.append(f"gate.{name}={params[name]!r}")
+    if params.get("topics_library"):
+        items.append(f"relevance.library={json.dumps(str(params['topics_library']))}")
+    return items
+
+
+def run_config(params: Mapping[str, Any], run: Mapping[str, Any]) -> Config:
+    """The configuration every task of the run uses: the ``config`` file, the store the
+    sensor resolved, the params' overrides; the same path as the CLI's."""
+    try:
+        return build_config(
+            params.get("config") or None,
+            str(run["store"]),
+            [parse_override(item) for item in run_overrides(params)],
+        )
+    except ConfigError as exc:
+        raise RunSetupError(f"config: {exc}") from None
+
+
+def stage_args(stage_name: str, params: Mapping[str, Any], run: Mapping[str, Any]) -> list[str]:
     """The command line of ``jobs/<stage>.py`` for one run (a template macro of the DAG).
 
     ``run`` is what the sensor resolved (crawl_date, input, home, store); ``params`` are the
-    run's params. Every stage gets the same overrides so that each one, and the report,
-    sees the configuration the run was triggered with.
+    run's params. Every stage gets the same config file and overrides, so that each one,
+    and the report task, sees the configuration the run was triggered with.
     """
-    if stage not in (*SPARK_STAGES, RELEVANCE_STAGE):
-        raise RunSetupError(f"stage {stage!r} unknown; known: {[*SPARK_STAGES, RELEVANCE_STAGE]}")
-    args = [
-        "--date",
-        str(run["crawl_date"]),
-        "--home",
-        str(run["home"]),
-        "--store",
-        str(run["store"]),
-        # Values are TOML for the CLI's --set: a float literal and an array of strings.
-        "--set",
-        f"cascade.threshold={float(params['threshold'])!r}",
-        "--set",
-        f"cascade.rules={json.dumps(list(params['rules']))}",
-    ]
-    if stage in ("fingerprint", RELEVANCE_STAGE):
-        args += ["--input", str(run["input"])]
-    if stage == RELEVANCE_STAGE and params.get("topics_library"):
-        args += ["--set", f"relevance.library={json.dumps(str(params['topics_library']))}"]
-    if params.get("dry_run"):
-        args.append("--dry-run")
-    return args
+    try:
+        spark_stage = stage(stage_name)
+    except ValueError as exc:
+        raise RunSetupError(str(exc)) from None
+    if not spark_stage.spark:
+        raise RunSetupError(f"stage {stage_name!r} is not a Spark stage")
+    return stage_argv(
+        stage_name,
+        day=str(run["crawl_date"]),
+        home=str(run["home"]),
+        store=str(run["store"]),
+        input_dir=str(run["input"]),
+        config=params.get("config") or None,
+        overrides=run_overrides(params),
+        dry_run=bool(params.get("dry_run")),
+    )
+
+
+def spark_conf(
+    params: Mapping[str, Any], run: Mapping[str, Any], log4j: str = ""
+) -> dict[str, str]:
+    """spark-submit ``--conf`` of a Spark task: the driver's memory from the run's config
+    (``[spark] driver_memory``) and, when given, the quiet log4j2 file of the driver."""
+    conf = {"spark.driver.memory": run_config(params, run).spark.driver_memory}
+    if log4j:
+        conf["spark.driver.extraJavaOptions"] = f"-Dlog4j2.configurationFile={log4j}"
+    return conf

@@ -8,8 +8,9 @@ from typing import TYPE_CHECKING, Any
 
 from airflow.sdk.exceptions import AirflowFailException
 
+from crawldedup.gate import day_counts, gate_failures, trailing_reports
+from crawldedup_airflow.day import RunSetupError, run_config
 from crawldedup_airflow.hooks import HBaseHook
-from crawldedup_airflow.quality import GateLimits, day_counts, gate_failures, trailing_reports
 
 if TYPE_CHECKING:
     from airflow.sdk import Context
@@ -35,17 +36,14 @@ def report_and_gate(context: Context, sensor_task_id: str = "wait_for_crawl") ->
 
     # Imported here: the report stage module imports pyspark (for its type), which DAG
     # parsing must not pay for; in a task it costs about a second and starts no JVM.
-    from crawldedup.config import Config
     from crawldedup.pipeline import report_stage
     from crawldedup.pipeline.context import DayContext
 
-    cfg = Config().replace(
-        **{
-            "store_url": run["store"],
-            "cascade.threshold": float(params["threshold"]),
-            "cascade.rules": tuple(params["rules"]),
-        }
-    )
+    try:
+        # The same file and overrides the Spark stages got (day.stage_args).
+        cfg = run_config(params, run)
+    except RunSetupError as exc:
+        raise AirflowFailException(str(exc)) from None
     ctx = DayContext(
         day=run["crawl_date"],
         home=Path(run["home"]),
@@ -56,7 +54,7 @@ def report_and_gate(context: Context, sensor_task_id: str = "wait_for_crawl") ->
     ctx.work.mkdir(parents=True, exist_ok=True)
     report = report_stage.run(None, ctx)
 
-    limits = GateLimits.from_params(params)
+    limits = cfg.gate
     with HBaseHook.open_url(ctx.store) as store:
         history = trailing_reports(store, ctx.day, limits.trailing_days)
     counts = day_counts(report, history)

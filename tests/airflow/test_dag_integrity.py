@@ -16,10 +16,10 @@ from typing import Any
 
 import pytest
 
+from crawldedup.stage_registry import SPARK_STAGES
 from tests.airflow.conftest import DAGS, ROOT, airflow_env
 
 DAG_ID = "crawl_dedup_daily"
-SPARK_STAGES = ["fingerprint", "bloom", "candidates", "similarity", "publish"]
 HEAVY = ["pyspark", "py4j", "happybase", "thriftpy2", "crawldedup.pipeline", "jieba"]
 
 CHILD = r"""
@@ -62,6 +62,9 @@ if dag is not None:
     env = dag.get_template_env()
     out["rendered"] = {
         t.task_id: t.render_template(t.application_args, ctx, jinja_env=env)
+        for t in dag.tasks if hasattr(t, "application_args")}
+    out["rendered_conf"] = {
+        t.task_id: t.render_template(t.conf, ctx, jinja_env=env)
         for t in dag.tasks if hasattr(t, "application_args")}
     rejected = {}
     for conf in ({"threshold": 1.5}, {"threshold": 0}, {"rules": ["bogus"]}, {"rules": []},
@@ -123,13 +126,12 @@ def test_dag_settings(parsed: dict[str, Any]) -> None:
     assert dag["timetable"] == "CronDataIntervalTimetable"
     assert dag["cron"] == "0 3 * * *"
     assert {"crawldedup", "spark"} <= set(dag["tags"])
-    assert "backfill create" in dag["doc_md"] and "force_bloom_rebuild" in dag["doc_md"]
+    assert "backfill create" in dag["doc_md"]
     assert set(dag["params"]) == {
         "crawl_date",
         "threshold",
         "rules",
         "dry_run",
-        "force_bloom_rebuild",
         "input_root",
         "home",
         "store",
@@ -138,8 +140,12 @@ def test_dag_settings(parsed: dict[str, Any]) -> None:
         "duplicate_rate_tolerance",
         "trailing_days",
         "topics_library",
+        "config",
     }
     assert dag["params"]["threshold"] == 0.9
+    # The gate's params are overrides: empty means the config's [gate].
+    for name in ("max_quarantined_share", "duplicate_rate_tolerance", "trailing_days", "config"):
+        assert dag["params"][name] is None, name
     assert dag["params"]["store"] == ""
     assert dag["params"]["topics_library"] == ""
 
@@ -178,6 +184,10 @@ def test_spark_tasks_submit_the_jobs_with_the_rendered_day_and_params(
         ]
         assert "cascade.threshold=0.85" in args and args[-1] == "--dry-run"
         assert ("--input" in args) == (stage == "fingerprint")
+        # The driver's memory comes from the run's config (the default here), at run time.
+        conf = parsed["rendered_conf"][stage]
+        assert conf["spark.driver.memory"] == "2g", conf
+        assert conf["spark.driver.extraJavaOptions"].endswith("log4j2.properties"), conf
 
 
 def test_relevance_task_submits_its_job_with_the_input(parsed: dict[str, Any]) -> None:

@@ -1,4 +1,4 @@
-"""The plugins' pure logic: crawl day, readiness, stage arguments, store URLs, the gate.
+"""The plugins' pure logic: crawl day, readiness, stage arguments and config, store URLs.
 
 No Airflow import (these modules have none), no JVM.
 """
@@ -20,14 +20,9 @@ from crawldedup_airflow.day import (
     crawl_date,
     crawl_ready,
     day_dir,
+    run_config,
+    spark_conf,
     stage_args,
-)
-from crawldedup_airflow.quality import (
-    GateLimits,
-    day_counts,
-    gate_failures,
-    trailing_average,
-    trailing_reports,
 )
 from crawldedup_airflow.stores import StoreSetupError, embedded_store_url, hbase_store_url
 
@@ -94,15 +89,27 @@ def test_stage_args_carry_the_day_the_store_and_the_params() -> None:
     with pytest.raises(RunSetupError):
         stage_args("report", PARAMS, RUN)  # not a spark-submit stage
     assert SPARK_STAGES == ("fingerprint", "bloom", "candidates", "similarity", "publish")
-    relevance = stage_args("relevance", {**PARAMS, "topics_library": "/etc/topics.yaml"}, RUN)
-    assert relevance == [
-        *common,
+    # Every stage gets the same overrides, so the config is the same in every task.
+    library = {**PARAMS, "topics_library": "/etc/topics.yaml"}
+    with_library = [*common, "--set", 'relevance.library="/etc/topics.yaml"']
+    assert stage_args("relevance", library, RUN) == [
+        *with_library,
         "--input",
         "/crawl/dt=2026-11-02",
-        "--set",
-        'relevance.library="/etc/topics.yaml"',
     ]
+    assert stage_args("bloom", library, RUN) == with_library
     assert stage_args("relevance", PARAMS, RUN) == [*common, "--input", "/crawl/dt=2026-11-02"]
+    gated = {**PARAMS, "max_quarantined_share": 0.2, "trailing_days": 3, "config": "/etc/c.toml"}
+    assert stage_args("bloom", gated, RUN) == [
+        *common[:6],
+        "--config",
+        "/etc/c.toml",
+        *common[6:],
+        "--set",
+        "gate.max_quarantined_share=0.2",
+        "--set",
+        "gate.trailing_days=3",
+    ]
 
 
 def test_stage_args_parse_with_the_real_cli() -> None:
@@ -118,6 +125,37 @@ def test_stage_args_parse_with_the_real_cli() -> None:
     params = {**PARAMS, "topics_library": "/etc/topics.yaml"}
     rel = build_parser().parse_args(["stage", "relevance", *stage_args("relevance", params, RUN)])
     assert _config(rel).relevance.library == "/etc/topics.yaml"
+
+
+def test_every_task_builds_the_same_config_as_the_cli(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """run_config (the report task, the driver-memory macro) equals what ``crawldedup stage``
+    builds from the same stage_args: one path, from the config file on."""
+    from crawldedup.cli import _config, build_parser
+
+    config = tmp_path / "crawldedup.toml"
+    config.write_text('[gate]\nmax_quarantined_share = 0.3\n\n[spark]\ndriver_memory = "3g"\n')
+    params = {**PARAMS, "config": str(config), "threshold": 0.8, "trailing_days": 2}
+    cfg = run_config(params, RUN)
+    cli_cfg = _config(
+        build_parser().parse_args(["stage", "bloom", *stage_args("bloom", params, RUN)])
+    )
+    assert cfg == cli_cfg
+    assert (cfg.gate.max_quarantined_share, cfg.gate.trailing_days) == (0.3, 2)
+    assert cfg.cascade.threshold == 0.8 and cfg.store_url == RUN["store"]
+    assert spark_conf(params, RUN) == {"spark.driver.memory": "3g"}
+    # Without a config param, $CRAWLDEDUP_CONFIG names the file (as for the CLI).
+    monkeypatch.setenv("CRAWLDEDUP_CONFIG", str(config))
+    assert run_config(PARAMS, RUN).gate.max_quarantined_share == 0.3
+    monkeypatch.delenv("CRAWLDEDUP_CONFIG")
+    assert run_config(PARAMS, RUN).gate.max_quarantined_share == 0.10
+    assert spark_conf(PARAMS, RUN, "/x/log4j2.properties") == {
+        "spark.driver.memory": "2g",
+        "spark.driver.extraJavaOptions": "-Dlog4j2.configurationFile=/x/log4j2.properties",
+    }
+    with pytest.raises(RunSetupError, match="config"):
+        run_config({**PARAMS, "config": str(tmp_path / "missing.toml")}, RUN)
 
 
 def test_hbase_store_url_from_connection_fields() -> None:
@@ -154,62 +192,3 @@ def test_hbase_store_url_opens_with_the_stores_own_parser() -> None:
 
 def test_embedded_store_url_is_the_clis_default(tmp_path: Path) -> None:
     assert embedded_store_url(tmp_path) == f"sqlite:///{tmp_path.resolve() / 'store.db'}"
-
-
-def _report(day: str, docs: int, dups: int, quarantined: int = 0, **extra: Any) -> dict[str, Any]:
-    return {
-        "day": day,
-        "input": f"/crawl/dt={day}",
-        "files": 1 if docs else 0,
-        "records_in": docs + quarantined,
-        "documents": docs,
-        "unique": docs - dups,
-        "duplicates": {"head": dups},
-        "duplicates_total": dups,
-        "quarantined": {"bad_json": quarantined} if quarantined else {},
-        "quarantined_total": quarantined,
-        "config": {"threshold": 0.9, "rules": list(RULES)},
-        **extra,
-    }
-
-
-LIMITS = GateLimits(max_quarantined_share=0.1, duplicate_rate_tolerance=0.2, trailing_days=7)
-HISTORY = [_report("2026-11-01", 100, 30), _report("2026-11-02", 100, 34)]
-
-
-def test_gate_passes_an_ordinary_day() -> None:
-    day = _report("2026-11-03", 100, 35, quarantined=5)
-    assert gate_failures(day, HISTORY, LIMITS) == []
-    counts = day_counts(day, HISTORY)
-    assert counts["duplicate_rate"] == 0.35
-    assert counts["trailing_duplicate_rate"] == 0.32
-    assert counts["quarantined_share"] == round(5 / 105, 4)
-    assert counts["trailing_days"] == 2
-
-
-def test_gate_fails_a_day_without_documents() -> None:
-    (reason,) = gate_failures(_report("2026-11-03", 0, 0, quarantined=3), HISTORY, LIMITS)
-    assert reason.startswith("2026-11-03: no input documents")
-    assert "3 quarantined" in reason and "/crawl/dt=2026-11-03" in reason
-
-
-def test_gate_fails_too_many_quarantined_records() -> None:
-    (reason,) = gate_failures(_report("2026-11-03", 80, 25, quarantined=20), HISTORY, LIMITS)
-    assert "quarantined share 20.0% is above the limit 10.0%" in reason
-
-
-def test_gate_fails_a_duplicate_rate_far_from_the_trailing_average() -> None:
-    (reason,) = gate_failures(_report("2026-11-03", 100, 90), HISTORY, LIMITS)
-    assert "duplicate rate 90.0% is 58.0% away from the trailing average 32.0%" in reason
-    # Without history there is nothing to compare against.
-    assert gate_failures(_report("2026-11-03", 100, 90), [], LIMITS) == []
-    # Days without documents do not drag the average to zero.
-    assert trailing_average([*HISTORY, _report("2026-10-31", 0, 0)]) == pytest.approx(0.32)
-
-
-def test_trailing_reports_are_the_last_n_days_before_the_day(tmp_path: Path) -> None:
-    with open_store(embedded_store_url(tmp_path)) as store:
-        for d in ("2026-10-30", "2026-10-31", "2026-11-01", "2026-11-02", "2026-11-03"):
-            store.put("days", {d: {"r:report": json.dumps(_report(d, 10, 3)).encode()}})
-        got = trailing_reports(store, "2026-11-03", 3)
-    assert [r["day"] for r in got] == ["2026-10-31", "2026-11-01", "2026-11-02"]

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from crawldedup.sample import load_truth
-from tests.cli_helpers import cli, verdicts
+from tests.cli_helpers import cli, cli_env, verdicts
 from tests.conftest import SAMPLE_DAYS
 from tests.verdict_checks import (
     DAY2_QUARANTINE,
@@ -111,3 +111,31 @@ def test_failure_exits_1(tmp_path: Path) -> None:
     )
     assert proc.returncode == 1
     assert proc.stderr.strip().splitlines()[-1].startswith("crawldedup: failed:")
+
+
+def test_a_day_over_the_quarantine_limit_is_published_and_exits_3(tmp_path: Path) -> None:
+    day = tmp_path / "dt=2026-11-01"
+    day.mkdir()
+    good = {"id": "a", "url": "http://x.example/a", "title": "t", "content": "正文" * 40}
+    day.joinpath("part-0.jsonl").write_text(
+        json.dumps(good, ensure_ascii=False) + '\n{"id": "b"}\nnot json\n', encoding="utf-8"
+    )
+    # The limit comes from the file $CRAWLDEDUP_CONFIG names (no --config flag).
+    config = tmp_path / "crawldedup.toml"
+    config.write_text("[gate]\nmax_quarantined_share = 0.5\n")
+    env_home = tmp_path / "home"
+    proc = cli_env(
+        {"CRAWLDEDUP_CONFIG": str(config)},
+        "run",
+        "--date",
+        "2026-11-01",
+        "--input",
+        str(day),
+        home=env_home,
+    )
+    assert proc.returncode == 3, proc.stderr[-2000:]
+    last = proc.stderr.strip().splitlines()[-1]
+    assert last.startswith("crawldedup: data-quality gate failed: 2026-11-01: quarantined share")
+    assert "66.7% is above the limit 50.0%" in last
+    # The day was published all the same: the good record has its verdict.
+    assert set(verdicts("2026-11-01", env_home)) == {"a"}
