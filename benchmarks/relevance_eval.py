@@ -1,4 +1,5 @@
-"""Topic relevance evaluation in the shape of seed 003's table 1.
+"""Topic relevance evaluation in the shape of the focused-crawling paper's table 1
+(docs/relevance.md).
 
 Generates two labelled days with crawldedup/sample/topics.py (a validation seed and a
 test seed), scores every page against every topic of the library with plain TF-IDF,

@@ -55,7 +55,7 @@ import quality  # the peers, shared with the quality benchmark
 ROOT = Path(__file__).resolve().parent.parent
 DAY = "2026-11-10"
 INDEX_DAY = "2026-11-09"
-ONE_KEY_RULES = [r for r in Rule if not r.multi_key]  # seed 000's four keys
+ONE_KEY_RULES = [r for r in Rule if not r.multi_key]  # the four md5 keys
 # The fillers' random keys are drawn in this order (A, C, D, B), so a seed gives the
 # same index as before the rules were an enum.
 FILLER_ORDER = [Rule.TITLE, Rule.HEAD, Rule.TAIL, Rule.CONTENT_MD5]

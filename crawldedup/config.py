@@ -15,8 +15,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-# Cascade order of seed 000, B (content) → C (head) → D (tail) → A (title), then the
-# SimHash rule of seed 002 for copies whose title, head and tail all changed; defined
+# Cascade order (docs/algorithm.md#decision-order), B (content) → C (head) → D (tail) → A
+# (title), then the SimHash rule (docs/algorithm.md#simhash) for copies whose title, head
+# and tail all changed; defined
 # with the rules' letters and tables in crawldedup.rules, re-exported here.
 from crawldedup.rules import RULES as RULES
 
@@ -51,7 +52,7 @@ class ConfigError(ValueError):
 class FingerprintConfig:
     head_chars: int = 100
     tail_chars: int = 100
-    tokenizer: str = "char"  # "char" (seed 000 terms) or "jieba"
+    tokenizer: str = "char"  # "char" (docs/algorithm.md#cosine) or "jieba"
     title_noise_words: tuple[str, ...] = DEFAULT_NOISE_WORDS
     # Titles that normalize to fewer characters than this are too generic to key on.
     min_title_chars: int = 2
@@ -62,7 +63,7 @@ class SimhashConfig:
     # Hamming distance at most this many bits; the index splits the 64 bits into
     # max_distance + 1 blocks (pigeonhole: a near copy matches at least one block).
     max_distance: int = 3
-    features: str = "shingles"  # "shingles" (character n-grams), "terms" (seed 000), "jieba"
+    features: str = "shingles"  # "shingles" (character n-grams), "terms" (cosine terms), "jieba"
     shingle_size: int = 3
     # Shorter documents (normalized characters) get no SimHash index keys: a notice or a
     # poem has too few shingles for 64 bits to tell a filled-in template (another date,
@@ -83,14 +84,14 @@ class CascadeConfig:
     # A duplicate is typed "partial" when one document holds this share of the other's
     # terms and is clearly longer (see crawldedup.core.duplicate_types).
     partial_containment: float = 0.9
-    # Vectors of the cascade's cosine: "tf" (seed 000's raw term frequencies) or
-    # "tag_tfidf" (seed 003's tf · idf · Twf, from the relevance stage's vectors).
+    # Vectors of the cascade's cosine: "tf" (raw term frequencies, docs/algorithm.md#cosine) or
+    # "tag_tfidf" (tf · idf · Twf, docs/relevance.md, from the relevance stage's vectors).
     cosine_weights: str = "tf"
 
 
 @dataclass(frozen=True)
 class RelevanceConfig:
-    # Topic relevance (seed 003): the semantic library file (YAML); "" turns it off.
+    # Topic relevance (docs/relevance.md): the semantic library file (YAML); "" turns it off.
     library: str = ""
     # How pages are scored: "semantic" (tag-weighted TF-IDF plus the library's atoms),
     # "tag_tfidf" or "tfidf" (keywords only).

@@ -1,9 +1,10 @@
 """The cascade's rules, named in one place.
 
-Seed 000 names each of its four keys three ways: a letter (A title, B content, C head,
-D tail), the part of the document it hashes, and the index table holding its postings
-(``title_id``, ``content_id``, ``start_id``, ``end_id``). The SimHash rule of seed 002
-has no letter; its keys are the blocks of the 64-bit hash (table ``simhash_id``).
+Each of the four keys has three names (docs/algorithm.md#one-key-several-names): a letter
+(A title, B content, C head, D tail), the part of the document it hashes, and the index
+table holding its postings (``title_id``, ``content_id``, ``start_id``, ``end_id``). The
+SimHash rule (docs/algorithm.md#simhash) has no letter; its keys are the blocks of the
+64-bit hash (table ``simhash_id``).
 :class:`Rule` carries all of these per rule, and its members are declared in cascade
 order. Its values are the rule strings of verdicts and configs, so a member compares,
 hashes and serializes (JSON, f-strings) as that string.
@@ -21,7 +22,7 @@ from enum import StrEnum
 
 @dataclass(frozen=True)
 class RuleSpec:
-    letter: str | None  # seed 000's key letter; None for SimHash (seed 002)
+    letter: str | None  # key letter (docs/algorithm.md#one-key-several-names); None: SimHash
     table: str  # the index table of the rule's keys
     column: str  # the key's column in work/docs and attribute of core.fingerprint.Fingerprint
 

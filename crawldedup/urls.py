@@ -1,4 +1,7 @@
-"""URL normalization for mirror detection (seed 002: one page, several URLs or hosts)."""
+"""URL normalization for mirror detection: one page, several URLs or hosts.
+
+See docs/algorithm.md#grouping.
+"""
 
 from __future__ import annotations
 

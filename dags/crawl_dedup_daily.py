@@ -6,7 +6,7 @@ copy seen on that day or any earlier day, and grouped under it (see the project 
 
 `wait_for_crawl` → `fingerprint` → `bloom` → `candidates` → `similarity` → `publish` → `report`
 
-Topic relevance (seed 003) branches off after `fingerprint`: `relevance_enabled` →
+Topic relevance (docs/relevance.md) branches off after `fingerprint`: `relevance_enabled` →
 `relevance`, in parallel with the dedup chain. With an empty `topics_library` param both
 are skipped; otherwise `relevance` scores the day's pages against the library's topics and
 writes the ranked crawl frontier (`crawldedup relevance --date D --topic T` prints it).

@@ -1,4 +1,6 @@
-"""The decision of seed 000: B → C → D → A, cosine above a threshold.
+"""The cascade's decision: B → C → D → A, cosine above a threshold.
+
+See docs/algorithm.md#decision-order.
 
 Candidates arrive with their similarity already computed (in Spark that happens
 in parallel on the executors). Seed 000 stops at the first rule that fires; the

@@ -1,4 +1,4 @@
-"""Duplicate types of seed 002: full, content, partial, near."""
+"""Duplicate types (docs/algorithm.md#grouping): full, content, partial, near."""
 
 from __future__ import annotations
 

@@ -1,4 +1,7 @@
-"""The four keys of seed 000 (title A, content B, head C, tail D) and a 64-bit SimHash."""
+"""The four keys (title A, content B, head C, tail D) and a 64-bit SimHash.
+
+See docs/algorithm.md#the-four-keys and #simhash.
+"""
 
 from __future__ import annotations
 
@@ -98,8 +101,8 @@ def codepoint_shingle_hashes(cp32: np.ndarray, size: int = 3) -> np.ndarray:
 def bottom_k_sketch(normalized: str, k: int = 128, size: int = 3) -> str:
     """The ``k`` smallest distinct shingle hashes, as hex: a bottom-k (KMV) sketch.
 
-    Two sketches estimate the Jaccard similarity of the shingle sets (seed 002) with a
-    standard error of about 1/sqrt(k), in 16·k bytes per document.
+    Two sketches estimate the Jaccard similarity of the shingle sets (docs/algorithm.md#simhash)
+    with a standard error of about 1/sqrt(k), in 16·k bytes per document.
     """
     return sketch_of_hashes(shingle_hashes(normalized, size), k)
 

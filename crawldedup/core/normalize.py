@@ -1,4 +1,4 @@
-"""Normalization per seed 000: keep a-z, A-Z, 0-9 and Chinese characters only.
+"""Normalization (docs/algorithm.md#normalization): keep a-z, A-Z, 0-9 and Chinese characters only.
 
 Text is first folded with NFKC (full-width letters and digits become half-width)
 and lower-cased, so reposts that only changed width, case, whitespace or

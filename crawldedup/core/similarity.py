@@ -1,4 +1,4 @@
-"""Cosine similarity over term-frequency vectors, exactly seed 000's formula.
+"""Cosine similarity over term-frequency vectors, as docs/algorithm.md#cosine defines it.
 
 cos(A, B) = Σ AᵢBᵢ / (√Σ Aᵢ² · √Σ Bᵢ²). Seed 000's Java throws on empty input;
 here an empty vector has similarity 0.0 with anything (two empty documents are
@@ -14,7 +14,8 @@ from collections.abc import Mapping
 def cosine(a: Mapping[str, float], b: Mapping[str, float]) -> float:
     """Cosine of two TF (or weighted) vectors; 0.0 when either is empty.
 
-    Components may be negative (seed 003's antonym atoms); the result is then in [-1, 1].
+    Components may be negative (the semantic library's antonym atoms); the result is then
+    in [-1, 1].
     """
     if not a or not b:
         return 0.0

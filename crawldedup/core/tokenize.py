@@ -1,4 +1,4 @@
-"""Terms for the cosine of seed 000, and jieba words as an alternative.
+"""Terms for the cosine (docs/algorithm.md#cosine), and jieba words as an alternative.
 
 Seed 000 counts each Chinese character as one term and each run of Latin letters
 or digits as one term. Input is folded text (:func:`crawldedup.core.normalize.fold`):

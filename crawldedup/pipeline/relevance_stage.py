@@ -1,4 +1,4 @@
-"""Topic relevance of the day's pages (seed 003), after the fingerprint stage.
+"""Topic relevance of the day's pages (docs/relevance.md), after the fingerprint stage.
 
 Runs when ``relevance.library`` names a semantic library (or when the cascade's cosine
 uses tag-weighted vectors, ``cascade.cosine_weights = "tag_tfidf"``); otherwise it only

@@ -1,7 +1,8 @@
 """Stage 4: cosine of every candidate pair on the executors, then the cascade decision.
 
 Rule B (same content md5) needs no cosine. A document with a B candidate stops
-there, as in seed 000, so its C/D/A candidates are never scored. Each distinct
+there (docs/algorithm.md#decision-order), so its C/D/A candidates are never scored. Each
+distinct
 (document, candidate) pair is scored once even when several rules found it.
 Term vectors of earlier days come from the store in batched multi-gets.
 """
@@ -148,7 +149,7 @@ def _type_partition(
 def type_duplicates(
     spark: SparkSession, ctx: DayContext, decisions: DataFrame, counters: dict[str, Any]
 ) -> DataFrame:
-    """(id, type) of every duplicate: full, content, partial or near (seed 002)."""
+    """(id, type) of every duplicate: full, content, partial or near (docs/algorithm.md)."""
     docs = spark.read.parquet(ctx.path("docs")).select("id", "tf", "raw_md5", "content_key")
     targets = docs.select(
         F.col("id").alias("duplicate_of"),

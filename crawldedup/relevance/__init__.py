@@ -1,4 +1,4 @@
-"""Topic relevance for focused crawling (seed 003): semantic library, tag-weighted TF-IDF.
+"""Topic relevance for focused crawling (docs/relevance.md): semantic library, tag-weighted TF-IDF.
 
 Pure code (no pyspark, happybase or airflow): the library loader, the HTML position
 splitter, the weighting formulas, scoring and link ranking. The Spark stage is

@@ -1,4 +1,4 @@
-"""The semantic library of seed 003 §3.1: per topic, weighted regular expressions.
+"""The semantic library: per topic, weighted regular expressions (docs/relevance.md).
 
 A library file (YAML) describes one or more topics::
 

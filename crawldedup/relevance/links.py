@@ -1,4 +1,4 @@
-"""Outgoing links of relevant pages, ranked for the crawl frontier (seed 003 §3.3).
+"""Outgoing links of relevant pages, ranked for the crawl frontier (docs/relevance.md).
 
 The paper's URL selector queues the links of pages that match the topic. A link's
 priority here is the mean of its page's relevance and its anchor text's own relevance

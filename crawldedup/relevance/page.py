@@ -1,4 +1,4 @@
-"""A page split into the HTML positions of seed 003 formula 5, plus its outgoing links.
+"""A page split into the HTML positions of docs/relevance.md (formula 5), plus its outgoing links.
 
 Positions: ``title`` (<title>), ``meta`` (<meta name=description|keywords> content),
 ``heading`` (<h1>-<h6>), ``anchor`` (<a> text) and ``body`` (all other visible text).

@@ -1,4 +1,6 @@
-"""Relevance of a page to a topic: cosine between the document and topic vectors (seed 003).
+"""Relevance of a page to a topic: cosine between the document and topic vectors.
+
+See docs/algorithm.md#relevance.
 
 Three ways to build the vectors, compared in docs/relevance.md:
 

@@ -1,4 +1,4 @@
-"""Term weights of seed 003: TF-IDF (formulas 1-2), tag weights (formulas 4-6), atoms (7).
+"""Term weights (docs/relevance.md): TF-IDF (formulas 1-2), tag weights (formulas 4-6), atoms (7).
 
 All pure functions over plain dicts, tested on hand-computed examples.
 
@@ -72,7 +72,7 @@ def page_stats(
     """Terms of every position (case/width folded, then ``tokenize``) and atom matches.
 
     Each atom is run once per piece of text of the document, over the folded text
-    (seed 003 §3.1.2: each regular expression is evaluated once per document); its
+    (docs/relevance.md: each regular expression is evaluated once per document); its
     matches are counted where they stand, so its Twf comes from its own positions.
     """
     stats = TermStats(present=page.present)
@@ -197,9 +197,9 @@ def cascade_vector(
     n_docs: int,
     df: Df,
 ) -> dict[str, float]:
-    """The dedup cascade's terms weighted as seed 003 does: tf · Twf · log(N / n + 0.01).
+    """The dedup cascade's terms weighted as docs/relevance.md says: tf · Twf · log(N / n + 0.01).
 
-    ``tf`` is the fingerprint's raw term-frequency vector (seed 000's terms); a term the
+    ``tf`` is the fingerprint's raw term-frequency vector (docs/algorithm.md#cosine); a term the
     page's positions do not hold (extraction changed it) keeps Twf = 1.
     """
     present = tuple(present)

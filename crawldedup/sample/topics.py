@@ -1,4 +1,4 @@
-"""A labelled crawl day for topic relevance (seed 003 §4, table 1), as HTML pages.
+"""A labelled crawl day for topic relevance, as HTML pages (docs/relevance.md, table 1).
 
 Three kinds of page per topic, as in the paper's experiment: pages **on** the topic,
 pages that contain the topic's keywords but are **off** it (a football lottery shop, a

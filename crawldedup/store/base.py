@@ -20,7 +20,7 @@ Row = dict[str, bytes]
 
 TABLES: dict[str, tuple[str, ...]] = {
     # The index tables, one per rule (crawldedup.rules), one cell per doc: row = md5 hex
-    # of the normalized part (seed 000's keys), or one block of the 64-bit SimHash
+    # of the normalized part (docs/algorithm.md#the-four-keys), or one block of the 64-bit SimHash
     # ("<hex>.<block>").
     **{rule.table: ("d",) for rule in Rule},
     # Per-document metadata (m) and term vector (v): row = doc id.
@@ -31,7 +31,7 @@ TABLES: dict[str, tuple[str, ...]] = {
     "groups": ("d",),
     # Per-day run records (report): row = "YYYY-MM-DD".
     "days": ("r",),
-    # Topic relevance (seed 003). Document frequencies: row = "w|word", "c|term" or
+    # Topic relevance (docs/relevance.md). Document frequencies: row = "w|word", "c|term" or
     # "a|topic|atom", plus "#docs"; one cell per day ("d:YYYY-MM-DD" = count).
     "rel_df": ("d",),
     # Scores: row = "YYYY-MM-DD|topic|doc id".

@@ -36,7 +36,7 @@ from tests.hbase_fixtures import HBASE_HOST, HBASE_PORT, drop_prefix, unique_pre
 DAYS = ["2026-11-01", "2026-11-02"]
 ALL_TASKS = {"wait_for_crawl", "fingerprint", "bloom", "candidates", "similarity", "publish"}
 ALL_TASKS |= {"report", "relevance_enabled", "relevance"}
-# The runs take the relevance branch too (seed 003), on the dedup sample's pages.
+# The runs take the relevance branch too (docs/relevance.md), on the dedup sample's pages.
 LIBRARY = str(ROOT / "config" / "topics.example.yaml")
 
 

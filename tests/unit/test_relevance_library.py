@@ -1,4 +1,4 @@
-"""The semantic library loader (seed 003 §3.1): good files load, bad ones name file and line."""
+"""The semantic library loader: good files load, bad ones name file and line."""
 
 from __future__ import annotations
 
