@@ -35,8 +35,8 @@ def in_batches(items: Iterable[T], size: int) -> Iterator[list[T]]:
 class LazyStore(Store):
     """The store at ``url``, connected on its first call; ``close()`` is a no-op until then."""
 
-    def __init__(self, url: str) -> None:
-        self.url = url
+    def __init__(self, url: str, batch_size: int | None = None) -> None:
+        self.url, self.batch_size = url, batch_size
         self.stats = StoreStats()
         self._store: Store | None = None
 
@@ -46,7 +46,9 @@ class LazyStore(Store):
 
     def _open(self) -> Store:
         if self._store is None:
-            self._store = open_store(self.url)
+            # The executors' batch is also the store's request size (limits.store_batch_size).
+            options = {} if self.batch_size is None else {"batch_size": self.batch_size}
+            self._store = open_store(self.url, **options)
             self.stats = self._store.stats
         return self._store
 
@@ -85,7 +87,7 @@ def store_batches(
     :class:`~crawldedup.store.StoreStats` field (``round_trips``, ``rows_read``,
     ``cells_written``, ``rows_deleted``, ``retries``) get the store's counts added.
     """
-    store = LazyStore(store_url)
+    store = LazyStore(store_url, batch_size)
     try:
         for batch in in_batches(rows, batch_size):
             out = per_batch(store, batch)

@@ -18,6 +18,7 @@ from typing import Any, TypeVar
 import happybase
 from thriftpy2.transport import TTransportException
 
+from crawldedup.config import LimitsConfig
 from crawldedup.store.base import TABLES, Row, Store, StoreError, StoreStats
 from crawldedup.store.retry import Retry
 
@@ -49,7 +50,7 @@ class HBaseStore(Store):
         protocol: str = "binary",
         retries: int = 5,
         backoff_s: float = 0.5,
-        batch_size: int = 500,
+        batch_size: int = LimitsConfig.store_batch_size,
     ) -> None:
         self.host, self.port = host, port
         self.prefix = prefix or "crawldedup"

@@ -2,7 +2,8 @@
 
 HBase client settings ride in the query string, so one string carries a whole
 connection from the CLI, the config file or an Airflow Connection:
-``hbase://hbase1:9090/crawl?timeout_ms=120000&retries=8&batch_size=1000``.
+``hbase://hbase1:9090/crawl?timeout_ms=120000&retries=8``. How many rows go into one
+request is the config's ``limits.store_batch_size`` (executors pass it as ``batch_size``).
 """
 
 from __future__ import annotations
@@ -27,7 +28,6 @@ HBASE_OPTIONS: dict[str, type] = {
     "timeout_ms": int,
     "retries": int,
     "backoff_s": float,
-    "batch_size": int,
     "transport": str,
     "protocol": str,
 }
@@ -49,6 +49,7 @@ def open_store(url: str, **options: Any) -> Store:
     """Open the store a URL names. Executors call this once per partition."""
     parsed = urlparse(url)
     if parsed.scheme == "sqlite":
+        # SQLite has no request size to tune: a batch is one transaction.
         from crawldedup.store.sqlite_store import SqliteStore
 
         return SqliteStore(parsed.path)

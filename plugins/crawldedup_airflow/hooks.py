@@ -33,7 +33,7 @@ class HBaseHook(BaseHook):
     """Builds the crawldedup store URL and :class:`~crawldedup.store.Store` of a Connection.
 
     Connection fields: ``host`` and ``port`` of the HBase Thrift server; ``extra`` with
-    ``table_prefix`` and the client options ``timeout_ms``, ``retries``, ``batch_size``,
+    ``table_prefix`` and the client options ``timeout_ms``, ``retries``,
     ``transport``, ``protocol`` (plus ``pool_size``, ``backoff_s``).
 
     :param hbase_conn_id: the Airflow connection id (default ``hbase_default``).
@@ -58,7 +58,7 @@ class HBaseHook(BaseHook):
                 "host": "127.0.0.1",
                 "port": "9090",
                 "extra": '{"table_prefix": "crawldedup", "timeout_ms": 60000, "retries": 5, '
-                '"batch_size": 500, "transport": "buffered", "protocol": "binary"}',
+                '"transport": "buffered", "protocol": "binary"}',
             },
         }
 

@@ -31,7 +31,8 @@ def hbase_store_url(host: str | None, port: int | None, extra: Mapping[str, Any]
     """``hbase://host:port/prefix?options`` from a Connection's host, port and extra.
 
     ``extra`` holds ``table_prefix`` and any client option the store knows
-    (timeout_ms, retries, batch_size, transport, protocol, pool_size, backoff_s).
+    (timeout_ms, retries, transport, protocol, pool_size, backoff_s); the rows per request
+    are the run config's ``limits.store_batch_size``.
     An unknown key is an error here, at the first task, rather than in every executor.
     """
     if not host:

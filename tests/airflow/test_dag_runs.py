@@ -105,7 +105,7 @@ def on_hbase(
         "conn_type": "hbase",
         "host": HBASE_HOST,
         "port": HBASE_PORT,
-        "extra": {"table_prefix": prefix, "timeout_ms": 60000, "retries": 5, "batch_size": 500},
+        "extra": {"table_prefix": prefix, "timeout_ms": 60000, "retries": 5},
     }
     conf = {
         "input_root": str(sample_crawl),

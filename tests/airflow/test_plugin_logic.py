@@ -162,7 +162,6 @@ def test_hbase_store_url_from_connection_fields() -> None:
     assert hbase_store_url("hb1", 9090, {}) == "hbase://hb1:9090/crawldedup"
     extra = {
         "table_prefix": "crawl",
-        "batch_size": 1000,
         "timeout_ms": 120000,
         "retries": 8,
         "transport": "framed",
@@ -170,11 +169,13 @@ def test_hbase_store_url_from_connection_fields() -> None:
     }
     url = hbase_store_url("hb1", None, extra)
     assert url == (
-        "hbase://hb1:9090/crawl?timeout_ms=120000&retries=8&batch_size=1000"
-        "&transport=framed&protocol=compact"
+        "hbase://hb1:9090/crawl?timeout_ms=120000&retries=8&transport=framed&protocol=compact"
     )
     with pytest.raises(StoreSetupError, match="unknown keys"):
         hbase_store_url("hb1", 9090, {"table_prefx": "x"})
+    # Rows per request are the config's limits.store_batch_size, not a connection setting.
+    with pytest.raises(StoreSetupError, match="unknown keys"):
+        hbase_store_url("hb1", 9090, {"batch_size": 1000})
     with pytest.raises(StoreSetupError, match="no host"):
         hbase_store_url(None, 9090, {})
     with pytest.raises(StoreSetupError, match="table_prefix"):
