@@ -27,36 +27,11 @@ echo "stock-install: installed in $((SECONDS - t0))s"
 day=2026-11-02
 input="$d/crawl/dt=$day"
 mkdir -p "$input"
-"$d/v/bin/python" - "$input/part-00000.jsonl" <<'EOF'
+"$d/v/bin/python" - "$input/part-00000.jsonl" "$ROOT/tests/data/news_article.html" <<'EOF'
 import json
 import sys
 
-html = """<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8">
-<title>City council approves new riverside park | The Daily Ledger</title>
-<meta property="og:title" content="City council approves new riverside park">
-<meta name="author" content="Jane Morgan">
-</head><body>
-<header><a href="/">The Daily Ledger</a></header>
-<nav><a href="/local">Local</a> <a href="/business">Business</a> <a href="/sport">Sport</a></nav>
-<article>
-<h1>City council approves new riverside park</h1>
-<p class="byline">By Jane Morgan, 2 November 2026</p>
-<p>The city council voted on Tuesday evening to turn the disused freight yard along the
-river into a public park, ending a debate that has divided residents for almost a decade.
-The plan passed by nine votes to four after a four-hour session.</p>
-<p>Under the approved design, the twelve-hectare site will get walking and cycling paths,
-a playground, a community garden and a small amphitheatre for summer concerts. Work on
-clearing the ground is expected to begin in the spring.</p>
-<p>Opponents argued that the land should have been sold to developers to ease the housing
-shortage, and several of them said they would keep pressing for a mix of homes and green
-space on the eastern edge of the yard.</p>
-<p>The mayor called the decision a turning point for the neighbourhood and promised that
-the park would be open to the public before the end of next year.</p>
-</article>
-<aside><h2>Most read</h2><ul><li><a href="/a">Bus fares to rise</a></li></ul></aside>
-<footer>Copyright 2026 The Daily Ledger. All rights reserved.</footer>
-</body></html>"""
+html = open(sys.argv[2], encoding="utf-8").read()
 plain = (
     "The regional rail operator will run extra trains on the coastal line this winter, "
     "adding four services a day between the harbour and the airport from December.\n"

@@ -31,29 +31,8 @@ ROOT = Path(__file__).resolve().parents[2]
 DAY = "2026-11-02"
 MESSAGE = "ModuleNotFoundError: HTML extraction needs lxml_html_clean (pip install lxml_html_clean)"
 
-ARTICLE_HTML = """<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8">
-<title>City council approves new riverside park | The Daily Ledger</title>
-<meta property="og:title" content="City council approves new riverside park">
-</head><body>
-<nav><a href="/">Home</a> <a href="/local">Local</a> <a href="/sport">Sport</a></nav>
-<article>
-<h1>City council approves new riverside park</h1>
-<p class="byline">By Jane Morgan, 2 November 2026</p>
-<p>The city council voted on Tuesday evening to turn the disused freight yard along the
-river into a public park, ending a debate that has divided residents for almost a decade.
-The plan passed by nine votes to four after a four-hour session.</p>
-<p>Under the approved design, the twelve-hectare site will get walking and cycling paths,
-a playground, a community garden and a small amphitheatre for summer concerts. Work on
-clearing the ground is expected to begin in the spring.</p>
-<p>Opponents argued that the land should have been sold to developers to ease the housing
-shortage, and several of them said they would keep pressing for a mix of homes and green
-space on the eastern edge of the yard.</p>
-<p>The mayor called the decision a turning point for the neighbourhood and promised that
-the park would be open to the public before the end of next year.</p>
-</article>
-<footer>Copyright 2026 The Daily Ledger. All rights reserved.</footer>
-</body></html>"""
+# A real-looking news page (also what scripts/check_stock_install.sh runs).
+ARTICLE_HTML = (ROOT / "tests" / "data" / "news_article.html").read_text(encoding="utf-8")
 
 
 def _html_record(html: str = ARTICLE_HTML) -> RawRecord:

@@ -137,19 +137,23 @@ def test_every_module_of_the_zip_imports_from_the_zip_alone(
     )
     # The zip on PYTHONPATH ahead of site-packages (the third-party libraries), the repo
     # neither on sys.path (cwd is elsewhere) nor reachable through the editable install.
-    proc = subprocess.run(
-        [sys.executable, "-c", code],
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-        env={**submit_env(), "PYTHONPATH": str(project_zip)},
-    )
+    proc = run_with_only_the_zip(code, project_zip, tmp_path)
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout.strip().splitlines()[-1])
     assert out["init"] == f"{project_zip}/crawldedup/__init__.py"
     outside = [f for f in out["files"] if not f.startswith(f"{project_zip}/")]
     assert not outside, outside
     assert len(out["files"]) == len(modules)
+
+
+def run_with_only_the_zip(
+    code: str, project_zip: Path, cwd: Path
+) -> subprocess.CompletedProcess[str]:
+    """``python -c code`` with the zip first on PYTHONPATH and the repo out of reach."""
+    env = {**submit_env(), "PYTHONPATH": str(project_zip)}
+    return subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=cwd, env=env
+    )
 
 
 def test_the_report_job_runs_from_the_zip_alone(project_zip: Path, tmp_path: Path) -> None:
@@ -163,13 +167,7 @@ def test_the_report_job_runs_from_the_zip_alone(project_zip: Path, tmp_path: Pat
         f"sys.argv = {argv!r}\n"
         f"runpy.run_path({str(job)!r}, run_name='__main__')"
     )
-    proc = subprocess.run(
-        [sys.executable, "-c", code],
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-        env={**submit_env(), "PYTHONPATH": str(project_zip)},
-    )
+    proc = run_with_only_the_zip(code, project_zip, tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert "[2026-11-01]" in proc.stderr and "report" in proc.stderr
 
