@@ -57,7 +57,7 @@ from pathlib import Path
 from typing import Any
 
 from crawldedup.config import Config
-from crawldedup.core.cascade import Candidate, decide
+from crawldedup.core.cascade import Candidate, Policy, decide
 from crawldedup.core.grouping import groups
 from crawldedup.core.normalize import normalize_text
 from crawldedup.ingest.readers import RawRecord, list_input_files, read_file
@@ -228,7 +228,7 @@ def cascade_groups(
     threshold: float,
     cfg: Config,
 ) -> dict[str, str]:
-    """The pipeline's verdicts at another threshold, from the same scored candidates.
+    """The seed profile's verdicts at another cosine threshold, from the same candidates.
 
     Everything but ``cascade.threshold`` is taken from ``cfg`` (rules, and the SimHash
     distance bound where the cascade has a SimHash rule).
@@ -244,7 +244,7 @@ def cascade_groups(
             Candidate(c, f, r, s, *([h] if simhash_cfg is not None else []))
             for c, f, r, s, h in cands
         ]
-        dec = decide(cs, threshold, rules, **extra)
+        dec = decide(cs, Policy(profile="seed", threshold=threshold, **extra), rules)
         if dec.verdict == "duplicate" and dec.duplicate_of:
             edges.append((doc_id, dec.duplicate_of))
     return group_edges(docs, edges, order)

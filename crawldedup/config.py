@@ -78,9 +78,34 @@ class SimhashConfig:
 
 
 @dataclass(frozen=True)
+class LshConfig:
+    # MinHash LSH over term shingles (docs/algorithm.md#lsh): bands × rows MinHash values,
+    # one index key per band; a pair of Jaccard s shares a key with probability
+    # 1 - (1 - s**rows)**bands (24 × 4: 0.18 at s = 0.3, 0.79 at 0.5, 0.998 at 0.7).
+    bands: int = 24
+    rows: int = 4
+    # Terms per shingle (a CJK character or a Latin word is one term); also the shingles
+    # of the sketch that verifies every candidate.
+    shingle_terms: int = 3
+
+
+@dataclass(frozen=True)
 class CascadeConfig:
+    # How a candidate is verified (docs/algorithm.md#verification): "shingles" (Jaccard
+    # or containment of the term shingles, from the bottom-k sketches) or "seed" (the
+    # character cosine strictly above ``threshold``, as the four-key paper has it).
+    profile: str = "shingles"
     threshold: float = 0.9
     rules: tuple[str, ...] = RULES
+    # "shingles": a candidate is a copy when the shingle Jaccard is at least
+    # min_jaccard, or when the smaller document's shingles lie in the larger one at
+    # least min_containment (an excerpt, or the article plus a source line, a footer,
+    # a site's blocks). Short texts (the smaller has fewer than short_shingles) need
+    # short_min_containment: a filled-in notice template shares most of its text.
+    min_jaccard: float = 0.6
+    min_containment: float = 0.85
+    short_shingles: int = 40
+    short_min_containment: float = 0.95
     # A duplicate is typed "partial" when one document holds this share of the other's
     # terms and is clearly longer (see crawldedup.core.duplicate_types).
     partial_containment: float = 0.9
@@ -121,7 +146,14 @@ class LimitsConfig:
     # postings keeps the canonical reachable while bounding every lookup, every
     # candidate set and the same-day join.
     max_postings_per_key: int = 32
-    max_record_bytes: int = 1_000_000
+    # A guard against garbage, not a page size: a record (JSON line, Parquet row, WARC
+    # body) over this many bytes is quarantined as too_large before anything reads it.
+    # Ordinary news pages of 1-10 MB of HTML pass; a 10 MB page extracts in about 5 s.
+    max_record_bytes: int = 64 * 1024 * 1024
+    # The usable size: a document whose text (plain content, or the text extracted from
+    # its HTML) has more characters than this is quarantined as too_large. 2,000,000
+    # characters is two long novels; a news page's text is a few thousand.
+    max_text_chars: int = 2_000_000
     store_batch_size: int = 500
     # Duplicate edges of a day up to this count are grouped by union-find on the
     # driver; above it, by connected components in Spark (nothing collected).
@@ -166,6 +198,7 @@ class Config:
     spark: SparkConfig = field(default_factory=SparkConfig)
     output: OutputConfig = field(default_factory=OutputConfig)
     relevance: RelevanceConfig = field(default_factory=RelevanceConfig)
+    lsh: LshConfig = field(default_factory=LshConfig)
     gate: GateConfig = field(default_factory=GateConfig)
 
     def validate(self) -> Config:
@@ -184,6 +217,14 @@ class Config:
         _check(0.0 <= sh.min_jaccard <= 1.0, "simhash.min_jaccard must be in [0, 1]")
         _check(8 <= sh.sketch_size <= 4096, "simhash.sketch_size must be in 8..4096")
         _check(0.0 < self.cascade.threshold <= 1.0, "cascade.threshold must be in (0, 1]")
+        c = self.cascade
+        _check(c.profile in ("shingles", "seed"), "cascade.profile must be 'shingles' or 'seed'")
+        for name in ("min_jaccard", "min_containment", "short_min_containment"):
+            _check(0.0 < getattr(c, name) <= 1.0, f"cascade.{name} must be in (0, 1]")
+        _check(c.short_shingles >= 0, "cascade.short_shingles must be >= 0")
+        _check(1 <= self.lsh.bands <= 256, "lsh.bands must be in 1..256")
+        _check(1 <= self.lsh.rows <= 32, "lsh.rows must be in 1..32")
+        _check(1 <= self.lsh.shingle_terms <= 16, "lsh.shingle_terms must be in 1..16")
         _check(
             0.0 < self.cascade.partial_containment <= 1.0,
             "cascade.partial_containment must be in (0, 1]",
@@ -206,6 +247,7 @@ class Config:
         lim = self.limits
         _check(lim.max_postings_per_key >= 1, "limits.max_postings_per_key must be >= 1")
         _check(lim.max_record_bytes >= 1, "limits.max_record_bytes must be >= 1")
+        _check(lim.max_text_chars >= 1, "limits.max_text_chars must be >= 1")
         _check(lim.store_batch_size >= 1, "limits.store_batch_size must be >= 1")
         _check(lim.max_driver_edges >= 0, "limits.max_driver_edges must be >= 0")
         _check(
@@ -256,6 +298,7 @@ _SECTIONS: dict[str, type[Any]] = {
     "spark": SparkConfig,
     "output": OutputConfig,
     "relevance": RelevanceConfig,
+    "lsh": LshConfig,
     "gate": GateConfig,
 }
 

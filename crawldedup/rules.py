@@ -28,13 +28,15 @@ class RuleSpec:
 
 
 class Rule(StrEnum):
-    """A cascade rule. Members in cascade order: B → C → D → A, then SimHash."""
+    """A cascade rule. Members in cascade order: B → C → D → A, then SimHash, then the
+    MinHash LSH bands (docs/algorithm.md#lsh)."""
 
     CONTENT_MD5 = "content_md5"
     HEAD = "head"
     TAIL = "tail"
     TITLE = "title"
     SIMHASH = "simhash"
+    LSH = "lsh"
 
     @property
     def letter(self) -> str | None:
@@ -60,8 +62,8 @@ class Rule(StrEnum):
 
     @property
     def multi_key(self) -> bool:
-        """A document has a list of keys (one per SimHash block), not one key."""
-        return self is Rule.SIMHASH
+        """A document has a list of keys (SimHash blocks, LSH bands), not one key."""
+        return self in (Rule.SIMHASH, Rule.LSH)
 
 
 _SPECS: dict[Rule, RuleSpec] = {
@@ -70,6 +72,7 @@ _SPECS: dict[Rule, RuleSpec] = {
     Rule.TAIL: RuleSpec("D", "end_id", "tail_key"),
     Rule.TITLE: RuleSpec("A", "title_id", "title_key"),
     Rule.SIMHASH: RuleSpec(None, "simhash_id", "simhash_keys"),
+    Rule.LSH: RuleSpec(None, "lsh_id", "lsh_keys"),
 }
 
 CASCADE: tuple[Rule, ...] = tuple(Rule)

@@ -6,11 +6,23 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from crawldedup.rules import RULES
 from crawldedup.sample import TruthRecord, pairwise_scores
 
 Verdicts = Mapping[str, Mapping[str, Any]]  # document id -> verdict line
 
-VERDICT_FIELDS = {"id", "verdict", "rule", "duplicate_of", "similarity", "group", "type"}
+VERDICT_FIELDS = {
+    "id",
+    "verdict",
+    "rule",
+    "duplicate_of",
+    "similarity",
+    "group",
+    "type",
+    "measure",
+}
+# The least value of each deciding measure under the default config.
+MEASURE_FLOOR = {"exact": 1.0, "jaccard": 0.6, "containment": 0.85, "cosine": 0.9}
 # What the sample plants on its second day (crawldedup.sample.generator).
 DAY2_QUARANTINE = {"bad_json": 1, "duplicate_id": 1, "no_text": 1, "too_large": 1, "wrong_type": 1}
 STAGE_NAMES = ("fingerprint", "bloom", "candidates", "similarity", "publish", "report")
@@ -27,10 +39,12 @@ def check_contract_verdicts(
             assert r["verdict"] in ("unique", "duplicate"), r
             if r["verdict"] == "unique":
                 assert r["duplicate_of"] is None and r["rule"] is None, r
+                assert r["measure"] is None, r
             else:
-                assert r["rule"] in ("content_md5", "head", "tail", "title", "simhash"), r
+                assert r["rule"] in RULES, r
                 assert r["type"] in ("full", "content", "partial", "near"), r
-                assert r["duplicate_of"] != r["id"] and r["similarity"] > 0.9, r
+                assert r["duplicate_of"] != r["id"], r
+                assert r["similarity"] >= MEASURE_FLOOR[r["measure"]], r
 
 
 def check_planted_reposts(by_day: Mapping[str, Verdicts], truth: Mapping[str, TruthRecord]) -> None:

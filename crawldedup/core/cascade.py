@@ -1,14 +1,21 @@
-"""The cascade's decision: B → C → D → A, cosine above a threshold.
+"""The cascade's decision: which earlier document, if any, a document is a copy of.
 
-See docs/algorithm.md#decision-order.
+See docs/algorithm.md#decision-order and #verification.
 
-Candidates arrive with their similarity already computed (in Spark that happens
-in parallel on the executors). Seed 000 stops at the first rule that fires; the
-product contract adds that a duplicate points at the *earliest* document it
-matches. Both hold here: an exact content match (rule B) wins outright and points
-at the earliest exact copy; otherwise the earliest candidate above the threshold
-under any of C, D, A is chosen and the rule reported is the first rule, in cascade
-order, under which that candidate was found.
+Candidates arrive with their measures already computed (in Spark that happens in
+parallel on the executors). The product contract is that a duplicate points at the
+*earliest* document it matches: an exact content match (rule B) wins outright and
+points at the earliest exact copy; otherwise the earliest verified candidate under any
+other rule is chosen, and the rule reported is the first rule, in cascade order, under
+which that candidate was found.
+
+How a non-exact candidate is verified is the policy's profile:
+
+- ``shingles`` (default): the term-shingle Jaccard is at least ``min_jaccard``, or the
+  smaller document lies in the larger one at least ``min_containment``
+  (``short_min_containment`` when the smaller has fewer than ``short_shingles``);
+- ``seed``: the character cosine is strictly above ``threshold``; a SimHash candidate
+  must also be within ``max_hamming`` bits and have a Jaccard of ``simhash_min_jaccard``.
 """
 
 from __future__ import annotations
@@ -16,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from crawldedup.config import RULES
+from crawldedup.config import RULES, Config
 
 
 @dataclass(frozen=True)
@@ -24,9 +31,11 @@ class Candidate:
     doc_id: str
     fetched_at: str  # ISO-8601 in UTC, so strings sort in time order
     rule: str
-    similarity: float
-    hamming: int | None = None  # SimHash distance; the simhash rule requires it
-    jaccard: float | None = None  # shingle Jaccard estimate; the simhash rule requires it
+    similarity: float  # the character cosine
+    hamming: int | None = None  # SimHash distance
+    jaccard: float | None = None  # term-shingle Jaccard estimate
+    containment: float | None = None  # share of the smaller's shingles in the larger
+    smaller_shingles: float | None = None  # distinct shingles of the smaller document
 
 
 @dataclass(frozen=True)
@@ -34,48 +43,82 @@ class Decision:
     verdict: str  # "unique" | "duplicate"
     rule: str | None
     duplicate_of: str | None
-    similarity: float | None
+    similarity: float | None  # the value of the measure that decided
+    measure: str | None = None  # "exact", "jaccard", "containment" or "cosine"
 
 
 UNIQUE = Decision("unique", None, None, None)
 
 
-def _simhash_verified(c: Candidate, max_hamming: int, min_jaccard: float) -> bool:
-    return (
-        c.hamming is not None
-        and c.hamming <= max_hamming
-        and c.jaccard is not None
-        and c.jaccard >= min_jaccard
-    )
+@dataclass(frozen=True)
+class Policy:
+    """The verification knobs of ``[cascade]`` and ``[simhash]`` (see the module doc)."""
+
+    profile: str = "shingles"
+    threshold: float = 0.9
+    min_jaccard: float = 0.6
+    min_containment: float = 0.85
+    short_shingles: int = 40
+    short_min_containment: float = 0.95
+    max_hamming: int = 3
+    simhash_min_jaccard: float = 0.7
+
+    @classmethod
+    def from_config(cls, cfg: Config) -> Policy:
+        c, sh = cfg.cascade, cfg.simhash
+        return cls(
+            profile=c.profile,
+            threshold=c.threshold,
+            min_jaccard=c.min_jaccard,
+            min_containment=c.min_containment,
+            short_shingles=c.short_shingles,
+            short_min_containment=c.short_min_containment,
+            max_hamming=sh.max_distance,
+            simhash_min_jaccard=sh.min_jaccard,
+        )
+
+
+def verify(c: Candidate, policy: Policy) -> tuple[str, float] | None:
+    """(measure, value) that makes ``c`` a copy under the policy, or None."""
+    if policy.profile == "seed":
+        if c.rule == "simhash" and not (
+            c.hamming is not None
+            and c.hamming <= policy.max_hamming
+            and (c.jaccard or 0.0) >= policy.simhash_min_jaccard
+        ):
+            return None
+        return ("cosine", c.similarity) if c.similarity > policy.threshold else None
+    jaccard, containment = c.jaccard or 0.0, c.containment or 0.0
+    if jaccard >= policy.min_jaccard:
+        return "jaccard", jaccard
+    short = c.smaller_shingles is not None and c.smaller_shingles < policy.short_shingles
+    needed = policy.short_min_containment if short else policy.min_containment
+    if containment >= needed:
+        return "containment", containment
+    return None
 
 
 def decide(
-    candidates: Iterable[Candidate],
-    threshold: float,
-    rules: Sequence[str] = RULES,
-    max_hamming: int = 3,
-    min_jaccard: float = 0.7,
+    candidates: Iterable[Candidate], policy: Policy, rules: Sequence[str] = RULES
 ) -> Decision:
-    """Verdict of one document from its scored candidates (all strictly earlier).
-
-    A SimHash candidate shares only one block of its fingerprint; it counts when the
-    whole fingerprint is within ``max_hamming`` bits and both the cosine and the
-    shingle Jaccard (at least ``min_jaccard``) verify it.
-    """
+    """Verdict of one document from its scored candidates (all strictly earlier)."""
     order = {r: i for i, r in enumerate(rules)}
-    cands = [
-        c
-        for c in candidates
-        if c.rule in order
-        and (c.rule != "simhash" or _simhash_verified(c, max_hamming, min_jaccard))
-    ]
+    cands = [c for c in candidates if c.rule in order]
     if "content_md5" in order:
         exact = [c for c in cands if c.rule == "content_md5"]
         if exact:
             best = min(exact, key=lambda c: (c.fetched_at, c.doc_id))
-            return Decision("duplicate", "content_md5", best.doc_id, 1.0)
-    matched = [c for c in cands if c.rule != "content_md5" and c.similarity > threshold]
-    if not matched:
+            return Decision("duplicate", "content_md5", best.doc_id, 1.0, "exact")
+    verified = []
+    for c in cands:
+        if c.rule == "content_md5":
+            continue
+        found = verify(c, policy)
+        if found is not None:
+            verified.append((c, found))
+    if not verified:
         return UNIQUE
-    best = min(matched, key=lambda c: (c.fetched_at, c.doc_id, order[c.rule]))
-    return Decision("duplicate", best.rule, best.doc_id, best.similarity)
+    best, (measure, value) = min(
+        verified, key=lambda cv: (cv[0].fetched_at, cv[0].doc_id, order[cv[0].rule])
+    )
+    return Decision("duplicate", best.rule, best.doc_id, value, measure)

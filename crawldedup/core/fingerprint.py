@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from crawldedup.config import FingerprintConfig, SimhashConfig
+from crawldedup.config import FingerprintConfig, LshConfig, SimhashConfig
 from crawldedup.core.normalize import (
     codepoints,
     fold,
@@ -19,7 +19,7 @@ from crawldedup.core.normalize import (
     normalize_codepoints,
     normalize_title,
 )
-from crawldedup.core.tokenize import char_term_frequencies, term_frequencies
+from crawldedup.core.tokenize import char_term_frequencies, char_terms, term_frequencies
 
 
 def md5_hex(text: str) -> str:
@@ -130,6 +130,99 @@ def sketch_jaccard(a: str, b: str, k: int = 128) -> float:
     return sum(1 for x in union_k if x in sa and x in sb) / len(union_k)
 
 
+def sketch_containment(a: str, b: str, k: int = 128) -> float:
+    """How much of the smaller shingle set lies in the larger, from two bottom-k sketches.
+
+    The larger set's sketch holds every one of its hashes below its own k-th smallest
+    value ``t`` (all of them when it has fewer than k), so for the smaller set's sketch
+    values below ``t`` membership in the larger set is known exactly: the share that is
+    in it estimates the containment. Which set is smaller comes from the sketches
+    (a full sketch has k values; its k-th smallest value estimates the set's size).
+    0.0 when either is empty.
+    """
+    if not a or not b:
+        return 0.0
+    va, vb = _sketch_values(a), _sketch_values(b)
+    small, large = (va, vb) if _set_size(va, k) <= _set_size(vb, k) else (vb, va)
+    bound = large[-1] if len(large) >= k else np.uint64(2**64 - 1)
+    below = small[small <= bound]
+    if not below.size:
+        return 0.0
+    return float(np.isin(below, large, assume_unique=True).mean())
+
+
+def _sketch_values(sketch: str) -> np.ndarray:
+    return np.frombuffer(bytes.fromhex(sketch), dtype=">u8").astype(np.uint64)
+
+
+def sketch_set_size(sketch: str, k: int = 128) -> float:
+    """The distinct-shingle count of a document, from its bottom-k sketch."""
+    return _set_size(_sketch_values(sketch), k) if sketch else 0.0
+
+
+def _set_size(values: np.ndarray, k: int) -> float:
+    """The distinct-shingle count a bottom-k sketch stands for (exact when not full)."""
+    if len(values) < k:
+        return float(len(values))
+    return (k - 1) / ((float(values[-1]) + 1.0) / 2.0**64)
+
+
+def term_ids(folded: str) -> np.ndarray:
+    """The cosine's terms of folded text as stable 64-bit ids, in text order: a CJK
+    character is its code point, a Latin/digit run its blake2b hash."""
+    ids = [ord(t) if len(t) == 1 and ord(t) > 0x2FFF else _hash64(t) for t in char_terms(folded)]
+    return np.array(ids, dtype=np.uint64)
+
+
+def term_shingle_hashes(folded: str, size: int = 3) -> np.ndarray:
+    """Stable 64-bit hashes of every run of ``size`` consecutive terms (w-shingles).
+
+    Chinese terms are characters, so these are character ``size``-grams there; English
+    terms are words, so an English shingle is ``size`` words, not ``size`` letters
+    (letter trigrams of unrelated English texts overlap a lot).
+    """
+    return codepoint_shingle_hashes(term_ids(folded), size)
+
+
+# Fixed seeds of the MinHash functions: the same signature in every process and day.
+_MINHASH_CHUNK = 8192
+
+
+def _minhash_seeds(n: int) -> np.ndarray:
+    return _mix64(np.arange(1, n + 1, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15))
+
+
+def minhash_signature(hashes: np.ndarray, n: int) -> np.ndarray:
+    """``n`` MinHash values of a shingle-hash set (empty when the set is empty).
+
+    Function i is ``mix64(h ^ seed_i)``; its minimum over the set is value i. Two sets
+    agree on value i with probability equal to their Jaccard similarity.
+    """
+    distinct = np.unique(hashes)
+    if not distinct.size:
+        return np.zeros(0, dtype=np.uint64)
+    seeds = _minhash_seeds(n)
+    sig = np.full(n, np.iinfo(np.uint64).max, dtype=np.uint64)
+    for start in range(0, distinct.size, _MINHASH_CHUNK):  # bounded memory on huge pages
+        chunk = distinct[start : start + _MINHASH_CHUNK]
+        sig = np.minimum(sig, _mix64(chunk[:, None] ^ seeds[None, :]).min(axis=0))
+    return sig
+
+
+def lsh_band_keys(hashes: np.ndarray, bands: int, rows: int) -> list[str]:
+    """LSH band keys of a shingle-hash set: the MinHash signature cut into ``bands`` bands
+    of ``rows`` values, each band hashed into one key (hex, then the band number, so
+    keys spread evenly over the key space). Two sets of Jaccard ``s`` share at least one
+    key with probability ``1 - (1 - s**rows) ** bands`` (docs/algorithm.md#lsh)."""
+    sig = minhash_signature(hashes, bands * rows)
+    if not sig.size:
+        return []
+    h = np.zeros(bands, dtype=np.uint64)
+    for col in sig.reshape(bands, rows).T:
+        h = _mix64(h ^ col)
+    return [f"{v:016x}.{i}" for i, v in enumerate(h.tolist())]
+
+
 def hamming64(a: int, b: int) -> int:
     return (a ^ b).bit_count()
 
@@ -172,6 +265,7 @@ class Fingerprints:
     tail_key: str | None
     simhash: int
     simhash_keys: list[str]
+    lsh_keys: list[str]
     sketch: str
     tf: dict[str, int]
     normalized_length: int
@@ -189,10 +283,15 @@ def document_simhash(text: str, tf: Mapping[str, int], cfg: SimhashConfig) -> in
 
 
 def fingerprint(
-    title: str, content: str, cfg: FingerprintConfig, sh: SimhashConfig | None = None
+    title: str,
+    content: str,
+    cfg: FingerprintConfig,
+    sh: SimhashConfig | None = None,
+    lsh: LshConfig | None = None,
 ) -> Fingerprints:
     """All fingerprints of one article."""
     sh = sh or SimhashConfig()
+    lsh = lsh or LshConfig()
     folded = fold(content)
     folded_cp = codepoints(folded)
     text_cp = normalize_codepoints(folded_cp)
@@ -202,8 +301,9 @@ def fingerprint(
         tf = char_term_frequencies(folded, folded_cp)
     else:
         tf = term_frequencies(folded, cfg.tokenizer)
-    # The shingle hashes serve both the SimHash (when it uses shingles) and the sketch.
     hashes = codepoint_shingle_hashes(text_cp, sh.shingle_size)
+    # Term shingles: the sketch (Jaccard, containment) and the LSH band keys.
+    shingled = term_shingle_hashes(folded, lsh.shingle_terms)
     if not text:
         simhash = 0
     elif sh.features == "shingles":
@@ -217,7 +317,8 @@ def fingerprint(
         tail_key=md5_hex(text[-cfg.tail_chars :]) if text else None,
         simhash=simhash,
         simhash_keys=block_keys(simhash, sh.max_distance) if len(text) >= sh.min_chars else [],
-        sketch=sketch_of_hashes(hashes, sh.sketch_size),
+        lsh_keys=lsh_band_keys(shingled, lsh.bands, lsh.rows),
+        sketch=sketch_of_hashes(shingled, sh.sketch_size),
         tf=tf,
         normalized_length=len(text),
     )

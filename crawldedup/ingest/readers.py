@@ -40,6 +40,11 @@ def is_environment_error(exc: BaseException) -> bool:
     return isinstance(exc, OSError) and exc.errno is not None
 
 
+def raw_too_large(size: int) -> str:
+    """The detail of a record quarantined by ``limits.max_record_bytes``."""
+    return f"record of {size} bytes over limits.max_record_bytes"
+
+
 def is_input_file(path: Path) -> bool:
     name = path.name
     return not name.startswith(("_", ".")) and name.endswith(SUFFIXES)
@@ -67,14 +72,9 @@ def _read_jsonl(path: str, max_record_bytes: int) -> Iterator[RawRecord]:
             if not line.strip():
                 continue
             if len(line) > max_record_bytes:
-                yield RawRecord(
-                    path,
-                    n,
-                    None,
-                    line[:max_record_bytes].decode("utf-8", "replace"),
-                    "too_large",
-                    f"{len(line)} bytes > {max_record_bytes}",
-                )
+                # Kept whole for the quarantine (the line is in memory already).
+                text = line.decode("utf-8", "replace").rstrip("\r\n")
+                yield RawRecord(path, n, None, text, "too_large", raw_too_large(len(line)))
                 continue
             try:
                 text = line.decode("utf-8").rstrip("\r\n")
@@ -123,12 +123,7 @@ def _read_warc(path: str, max_record_bytes: int) -> Iterator[RawRecord]:
                 n += 1
                 url = rec.rec_headers.get_header("WARC-Target-URI") or ""
                 date = rec.rec_headers.get_header("WARC-Date") or ""
-                body = rec.content_stream().read(max_record_bytes + 1)
-                if len(body) > max_record_bytes:
-                    yield RawRecord(
-                        path, n, None, url, "too_large", f"body > {max_record_bytes} bytes"
-                    )
-                    continue
+                body = rec.content_stream().read()
                 ctype = (
                     rec.http_headers.get_header("Content-Type") if rec.http_headers else ""
                 ) or ""
@@ -139,8 +134,13 @@ def _read_warc(path: str, max_record_bytes: int) -> Iterator[RawRecord]:
                     html = body.decode(charset, "replace")
                 except LookupError:
                     html = body.decode("utf-8", "replace")
+                # The quarantine keeps the page itself, not only where it came from.
+                raw = json.dumps({"url": url, "warc_date": date, "html": html}, ensure_ascii=False)
+                if len(body) > max_record_bytes:
+                    yield RawRecord(path, n, None, raw, "too_large", raw_too_large(len(body)))
+                    continue
                 data = {"url": url, "html": html, "fetched_at": date}
-                yield RawRecord(path, n, data, json.dumps({"url": url, "warc_date": date}))
+                yield RawRecord(path, n, data, raw)
         except Exception as exc:  # truncated archive: keep what was read, quarantine the rest
             if is_environment_error(exc):
                 raise

@@ -18,7 +18,8 @@ from typing import Any
 
 from crawldedup.config import Config
 from crawldedup.core.fingerprint import fingerprint, md5_hex
-from crawldedup.ingest.readers import RawRecord, is_environment_error
+from crawldedup.ingest.html_text import clean_page, own_text, page_title, title_parts
+from crawldedup.ingest.readers import RawRecord, is_environment_error, raw_too_large
 
 QUARANTINE_REASONS = (
     "bad_json",
@@ -100,6 +101,13 @@ def html_extractor() -> ModuleType:
 def extract_html(html: str, url: str | None) -> tuple[str, str]:
     """Title and main text of a page, boilerplate (nav, sidebars, footers) dropped.
 
+    trafilatura extracts first, with its default (balanced) settings. When it returns
+    nothing, or text that is mostly the template (a short poem or notice inside a big
+    site template comes out as the navigation and link lists around it), the main text
+    is taken from the page's content container or densest text block instead
+    (:mod:`crawldedup.ingest.html_text`); ordinary articles keep trafilatura's text. The
+    title is trafilatura's (og:title, <title>, <h1>), else read from the page itself.
+
     Raises ModuleNotFoundError (from :func:`html_extractor`) when the install cannot
     extract HTML at all; any other error is about this page.
     """
@@ -107,17 +115,27 @@ def extract_html(html: str, url: str | None) -> tuple[str, str]:
     doc = trafilatura.bare_extraction(
         html, url=url or None, with_metadata=True, include_comments=False, include_tables=True
     )
-    if doc is None:
-        return "", ""
-    data = doc.as_dict() if hasattr(doc, "as_dict") else dict(doc)
+    data = {} if doc is None else doc.as_dict() if hasattr(doc, "as_dict") else dict(doc)
     title = str(data.get("title") or "").strip()
     text = str(data.get("text") or "")
+    tree = trafilatura.load_html(html)
+    page = clean_page(tree) if tree is not None else None
+    own = own_text(text, page) if page is not None else None
+    if tree is not None:
+        title = title or page_title(tree)
     # The page's <h1> usually repeats the title as the first line of the main text; a
     # plain-text copy of the same article has no such line, so its head key would differ.
-    first, _, rest = text.partition("\n")
-    if title and first.strip() == title:
-        text = rest
-    return title, text
+    # The page's own text may start with the <h1> of a title that also names the site.
+    first, _, rest = (own if own is not None else text).partition("\n")
+    heading = first.strip()
+    if title and (heading == title or (own is not None and heading in title_parts(title))):
+        return title, rest
+    return title, own if own is not None else text
+
+
+def text_too_large(chars: int) -> str:
+    """The detail of a document quarantined by ``limits.max_text_chars``."""
+    return f"text of {chars} chars over limits.max_text_chars"
 
 
 def _str_field(data: dict[str, Any], name: str) -> str | None:
@@ -134,14 +152,9 @@ def prepare(rec: RawRecord, cfg: Config, day: str) -> dict[str, Any] | Quarantin
     if rec.error is not None or rec.data is None:
         return Quarantined(rec.source, rec.position, rec.error or "bad_json", rec.detail, rec.raw)
     data = rec.data
-    if len(rec.raw.encode("utf-8")) > cfg.limits.max_record_bytes:
-        return Quarantined(
-            rec.source,
-            rec.position,
-            "too_large",
-            f"record over {cfg.limits.max_record_bytes} bytes",
-            rec.raw,
-        )
+    size = len(rec.raw.encode("utf-8"))
+    if size > cfg.limits.max_record_bytes:
+        return Quarantined(rec.source, rec.position, "too_large", raw_too_large(size), rec.raw)
     try:
         rid = _str_field(data, "id")
         url = _str_field(data, "url") or ""
@@ -156,6 +169,11 @@ def prepare(rec: RawRecord, cfg: Config, day: str) -> dict[str, Any] | Quarantin
             return Quarantined(rec.source, rec.position, "no_id", "no id and no url", rec.raw)
         rid = id_from_url(url)
     raw_md5 = md5_hex(html if html is not None else f"{title}\n{content or ''}")
+    max_chars = cfg.limits.max_text_chars
+    if content and content.strip() and len(content) > max_chars:
+        return Quarantined(
+            rec.source, rec.position, "too_large", text_too_large(len(content)), rec.raw
+        )
     if not (content and content.strip()) and html:
         try:
             html_title, content = extract_html(html, url)
@@ -170,6 +188,10 @@ def prepare(rec: RawRecord, cfg: Config, day: str) -> dict[str, Any] | Quarantin
                 rec.raw,
             )
         title = title or html_title
+        if len(content) > max_chars:
+            return Quarantined(
+                rec.source, rec.position, "too_large", text_too_large(len(content)), rec.raw
+            )
     if not (content and content.strip()):
         return Quarantined(
             rec.source, rec.position, "no_text", "no content or extractable html", rec.raw
@@ -178,7 +200,7 @@ def prepare(rec: RawRecord, cfg: Config, day: str) -> dict[str, Any] | Quarantin
         fetched_at = canonical_time(fetched) if fetched else f"{day}T00:00:00.000000Z"
     except ValueError as exc:
         return Quarantined(rec.source, rec.position, "bad_fetched_at", str(exc), rec.raw)
-    fp = fingerprint(title, content, cfg.fingerprint, cfg.simhash)
+    fp = fingerprint(title, content, cfg.fingerprint, cfg.simhash, cfg.lsh)
     return {
         "id": rid,
         "url": url,
@@ -193,6 +215,7 @@ def prepare(rec: RawRecord, cfg: Config, day: str) -> dict[str, Any] | Quarantin
         "tail_key": fp.tail_key,
         "simhash": f"{fp.simhash:016x}",
         "simhash_keys": fp.simhash_keys,
+        "lsh_keys": fp.lsh_keys,
         "sketch": fp.sketch,
         "tf": json.dumps(fp.tf, ensure_ascii=False, separators=(",", ":")),
         "raw_md5": raw_md5,

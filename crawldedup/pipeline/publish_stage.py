@@ -290,6 +290,7 @@ def _put_docs(store: Store, batch: list[Row], day: str) -> None:
             r["similarity"],
             group,
             r["type"],
+            r["measure"],
         )
         verdicts[verdict_row_key(day, r["id"])] = rec.to_row()
         if r["verdict"] == "duplicate" or r["is_canon"]:

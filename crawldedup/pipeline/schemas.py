@@ -32,6 +32,7 @@ DOCS = _s(
     ("tail_key", StringType(), True),
     ("simhash", StringType(), False),
     ("simhash_keys", ArrayType(StringType(), False), False),
+    ("lsh_keys", ArrayType(StringType(), False), False),
     ("sketch", StringType(), False),
     ("tf", StringType(), False),
     ("raw_md5", StringType(), False),
@@ -73,7 +74,9 @@ PAIR_SCORES = _s(
     ("cand_id", StringType(), False),
     ("similarity", DoubleType(), False),
     ("hamming", IntegerType(), True),  # SimHash distance, null when unknown
-    ("jaccard", DoubleType(), True),  # shingle Jaccard estimate, null when unknown
+    ("jaccard", DoubleType(), True),  # term-shingle Jaccard estimate
+    ("containment", DoubleType(), True),  # share of the smaller's shingles in the larger
+    ("smaller_shingles", DoubleType(), True),  # distinct shingles of the smaller document
 )
 
 DECISIONS = _s(
@@ -82,6 +85,7 @@ DECISIONS = _s(
     ("rule", StringType(), True),
     ("duplicate_of", StringType(), True),
     ("similarity", DoubleType(), True),
+    ("measure", StringType(), True),  # exact, jaccard, containment or cosine
 )
 
 TYPES = _s(("id", StringType(), False), ("type", StringType(), False))

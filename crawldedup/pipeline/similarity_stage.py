@@ -1,10 +1,12 @@
-"""Stage 4: cosine of every candidate pair on the executors, then the cascade decision.
+"""Stage 4: every candidate pair measured on the executors, then the cascade decision.
 
 Rule B (same content md5) needs no cosine. A document with a B candidate stops
 there (docs/algorithm.md#decision-order), so its C/D/A candidates are never scored. Each
 distinct
 (document, candidate) pair is scored once even when several rules found it.
-Term vectors of earlier days come from the store in batched multi-gets.
+Per pair: the character cosine, the SimHash distance, and the term-shingle Jaccard and
+containment from the two bottom-k sketches (docs/algorithm.md#verification). Vectors
+and sketches of earlier days come from the store in batched multi-gets.
 """
 
 from __future__ import annotations
@@ -17,9 +19,14 @@ from pyspark.sql import DataFrame, Row, SparkSession
 from pyspark.sql import functions as F
 
 from crawldedup.config import Config
-from crawldedup.core.cascade import Candidate, decide
+from crawldedup.core.cascade import Candidate, Policy, decide
 from crawldedup.core.duplicate_types import duplicate_type
-from crawldedup.core.fingerprint import hamming64, sketch_jaccard
+from crawldedup.core.fingerprint import (
+    hamming64,
+    sketch_containment,
+    sketch_jaccard,
+    sketch_set_size,
+)
 from crawldedup.core.similarity import cosine
 from crawldedup.pipeline import schemas
 from crawldedup.pipeline.context import DayContext, timed
@@ -32,18 +39,42 @@ def _hamming(a: str | None, b: str | None) -> int | None:
     return hamming64(int(a, 16), int(b, 16)) if a and b else None
 
 
-Score = tuple[str, str, float, int | None, float | None]
+Score = tuple[str, str, float, int | None, float, float, float]
 
 
-def _score_same_day(rows: Iterable[Row]) -> Iterator[Score]:
+def _score(
+    doc_id: str,
+    cand_id: str,
+    sim: float,
+    simhash: str | None,
+    cand_simhash: str | None,
+    sketch: str,
+    cand_sketch: str,
+    k: int,
+) -> Score:
+    return (
+        doc_id,
+        cand_id,
+        sim,
+        _hamming(simhash, cand_simhash),
+        sketch_jaccard(sketch, cand_sketch, k),
+        sketch_containment(sketch, cand_sketch, k),
+        min(sketch_set_size(sketch, k), sketch_set_size(cand_sketch, k)),
+    )
+
+
+def _score_same_day(rows: Iterable[Row], k: int) -> Iterator[Score]:
     for r in rows:
         sim = cosine(json.loads(r["tf"]), json.loads(r["cand_tf"]))
-        yield (
+        yield _score(
             r["id"],
             r["cand_id"],
             sim,
-            _hamming(r["simhash"], r["cand_simhash"]),
-            sketch_jaccard(r["sketch"], r["cand_sketch"]),
+            r["simhash"],
+            r["cand_simhash"],
+            r["sketch"],
+            r["cand_sketch"],
+            k,
         )
 
 
@@ -52,6 +83,7 @@ def _score_earlier(
     store_url: str,
     batch_size: int,
     counters: dict[str, Any],
+    k: int,
     tag_tfidf: bool = False,
 ) -> Iterator[Score]:
     def flush(store: Store, batch: list[Row]) -> Iterator[Score]:
@@ -65,12 +97,15 @@ def _score_earlier(
             # A candidate whose document row vanished cannot be verified: similarity 0.
             sim = cosine(json.loads(r["tf"]), json.loads(cell)) if cell else 0.0
             cand_sh = row.get("m:simhash")
-            yield (
+            yield _score(
                 r["id"],
                 r["cand_id"],
                 sim,
-                _hamming(r["simhash"], cand_sh.decode() if cand_sh else None),
-                sketch_jaccard(r["sketch"], (row.get("v:sketch") or b"").decode()),
+                r["simhash"],
+                cand_sh.decode() if cand_sh else None,
+                r["sketch"],
+                (row.get("v:sketch") or b"").decode(),
+                k,
             )
 
     return store_batches(rows, store_url, batch_size, flush, counters)
@@ -90,7 +125,7 @@ def pairs_to_score(cands: DataFrame) -> DataFrame:
 
 def decide_all(
     rows: Iterable[Row], cfg: Config
-) -> tuple[str, str, str | None, str | None, float | None]:
+) -> tuple[str, str, str | None, str | None, float | None, str | None]:
     rows = list(rows)
     doc_id = rows[0]["id"]
     d = decide(
@@ -102,15 +137,15 @@ def decide_all(
                 r["similarity"] or 0.0,
                 r["hamming"],
                 r["jaccard"],
+                r["containment"],
+                r["smaller_shingles"],
             )
             for r in rows
         ),
-        cfg.cascade.threshold,
+        Policy.from_config(cfg),
         cfg.cascade.rules,
-        cfg.simhash.max_distance,
-        cfg.simhash.min_jaccard,
     )
-    return doc_id, d.verdict, d.rule, d.duplicate_of, d.similarity
+    return doc_id, d.verdict, d.rule, d.duplicate_of, d.similarity, d.measure
 
 
 def _type_partition(
@@ -195,9 +230,10 @@ def run(spark: SparkSession, ctx: DayContext) -> dict[str, Any]:
         counters = {n: sc.accumulator(0) for n in ("round_trips", "rows_read")}
         store_url, batch = ctx.store, cfg.limits.store_batch_size
         earlier = pairs.filter(F.col("cand_day") != ctx.day)
-        scored_rdd = same.rdd.mapPartitions(_score_same_day).union(
+        k = cfg.simhash.sketch_size
+        scored_rdd = same.rdd.mapPartitions(lambda it: _score_same_day(it, k)).union(
             earlier.rdd.mapPartitions(
-                lambda it: _score_earlier(it, store_url, batch, counters, tag_tfidf)
+                lambda it: _score_earlier(it, store_url, batch, counters, k, tag_tfidf)
             )
         )
         spark.createDataFrame(scored_rdd, schemas.PAIR_SCORES).write.mode("overwrite").parquet(
@@ -219,6 +255,7 @@ def run(spark: SparkSession, ctx: DayContext) -> dict[str, Any]:
             "rule",
             "duplicate_of",
             "similarity",
+            "measure",
         )
         full.write.mode("overwrite").parquet(ctx.path("decisions.untyped"))
         untyped = spark.read.parquet(ctx.path("decisions.untyped"))

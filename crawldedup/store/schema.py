@@ -49,6 +49,7 @@ class VerdictRecord:
     similarity: float | None
     group: str
     type: str | None = None  # full | content | partial | near, for duplicates
+    measure: str | None = None  # what decided: exact | jaccard | containment | cosine
 
     def to_row(self) -> dict[str, bytes]:
         row = {"v:verdict": self.verdict.encode(), "v:group": self.group.encode()}
@@ -60,6 +61,8 @@ class VerdictRecord:
             row["v:similarity"] = repr(round(self.similarity, 6)).encode()
         if self.type is not None:
             row["v:type"] = self.type.encode()
+        if self.measure is not None:
+            row["v:measure"] = self.measure.encode()
         return row
 
     @classmethod
@@ -77,6 +80,7 @@ class VerdictRecord:
             similarity=float(sim) if sim is not None else None,
             group=s("v:group") or "",
             type=s("v:type"),
+            measure=s("v:measure"),
         )
 
     def as_json(self) -> dict[str, Any]:
@@ -88,6 +92,7 @@ class VerdictRecord:
             "similarity": self.similarity,
             "group": self.group,
             "type": self.type,
+            "measure": self.measure,
         }
 
 

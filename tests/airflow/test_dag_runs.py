@@ -192,8 +192,11 @@ def test_rerun_of_the_first_day_with_another_threshold_replaces_that_day_only(
 ) -> None:
     embedded = embedded_two_days
     before = dict(embedded.verdicts)
-    # A manual run without a logical date: the crawl_date param names the day.
-    conf = {**embedded.conf, "crawl_date": DAYS[0], "threshold": 0.999}
+    # A manual run without a logical date: the crawl_date param names the day; the
+    # config param names a file that selects the cosine profile, which the threshold tunes.
+    config = embedded.root / "seed-profile.toml"
+    config.write_text('[cascade]\nprofile = "seed"\n')
+    conf = {**embedded.conf, "crawl_date": DAYS[0], "threshold": 0.999, "config": str(config)}
     rerun = run_dag(embedded.env, embedded.root / "rerun.log", logical_date=None, conf=conf)
     assert rerun.state == "success", rerun.brief()
     print({"rerun": rerun.wall_seconds})
@@ -209,7 +212,10 @@ def test_rerun_of_the_first_day_with_another_threshold_replaces_that_day_only(
     assert counts["duplicates_total"] == len(dups_after)
     # Only exact copies, or near copies above the new threshold, are duplicates now.
     for v in dups_after:
-        assert v["rule"] == "content_md5" or v["similarity"] > 0.999, v
+        assert v["measure"] == "exact" or (v["measure"], v["similarity"] > 0.999) == (
+            "cosine",
+            True,
+        ), v
 
 
 @pytest.mark.exhaustive

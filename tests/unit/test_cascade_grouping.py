@@ -1,8 +1,11 @@
 from hypothesis import given
 from hypothesis import strategies as st
 
-from crawldedup.core.cascade import UNIQUE, Candidate, decide
+from crawldedup.core.cascade import UNIQUE, Candidate, Policy, decide
 from crawldedup.core.grouping import UnionFind, groups
+
+# The seed profile: the character cosine strictly above the threshold decides.
+SEED = Policy(profile="seed", threshold=0.9)
 
 
 def c(doc: str, t: str, rule: str, sim: float) -> Candidate:
@@ -16,37 +19,38 @@ def test_content_match_wins_and_points_at_earliest_exact_copy() -> None:
             c("w", "2026-01-01", "content_md5", 1.0),
             c("v", "2026-01-01", "head", 0.99),
         ],
-        0.9,
+        SEED,
     )
-    assert (d.verdict, d.rule, d.duplicate_of, d.similarity) == (
+    assert (d.verdict, d.rule, d.duplicate_of, d.similarity, d.measure) == (
         "duplicate",
         "content_md5",
         "w",
         1.0,
+        "exact",
     )
 
 
 def test_threshold_is_strictly_greater() -> None:
-    assert decide([c("a", "t", "head", 0.9)], 0.9) == UNIQUE
-    assert decide([c("a", "t", "head", 0.9001)], 0.9).verdict == "duplicate"
+    assert decide([c("a", "t", "head", 0.9)], SEED) == UNIQUE
+    assert decide([c("a", "t", "head", 0.9001)], SEED).verdict == "duplicate"
 
 
 def test_rule_is_the_first_in_cascade_order_for_the_chosen_candidate() -> None:
-    d = decide([c("a", "t1", "title", 0.95), c("a", "t1", "tail", 0.95)], 0.9)
+    d = decide([c("a", "t1", "title", 0.95), c("a", "t1", "tail", 0.95)], SEED)
     assert d.rule == "tail"
 
 
 def test_earliest_matching_candidate_is_chosen() -> None:
-    d = decide([c("late", "t2", "head", 0.99), c("early", "t1", "title", 0.92)], 0.9)
+    d = decide([c("late", "t2", "head", 0.99), c("early", "t1", "title", 0.92)], SEED)
     assert d.duplicate_of == "early" and d.rule == "title"
 
 
 def test_disabled_rules_are_ignored() -> None:
-    assert decide([c("a", "t", "title", 0.99)], 0.9, rules=("content_md5", "head")) == UNIQUE
+    assert decide([c("a", "t", "title", 0.99)], SEED, rules=("content_md5", "head")) == UNIQUE
 
 
 def test_no_candidates_is_unique() -> None:
-    assert decide([], 0.9) == UNIQUE
+    assert decide([], SEED) == UNIQUE
 
 
 def test_groups_canonical_is_earliest_then_smallest_id() -> None:
@@ -96,9 +100,39 @@ def test_duplicate_types() -> None:
 
 def test_simhash_candidates_need_the_hamming_bound() -> None:
     far = c("a", "t", "simhash", 0.99)
-    assert decide([far], 0.9) == UNIQUE  # no distance known: not a SimHash match
-    assert decide([Candidate("a", "t", "simhash", 0.99, 5, 0.9)], 0.9, max_hamming=3) == UNIQUE
+    assert decide([far], SEED) == UNIQUE  # no distance known: not a SimHash match
+    assert decide([Candidate("a", "t", "simhash", 0.99, 5, 0.9)], SEED) == UNIQUE
     # Close fingerprints and a high cosine, but few shared shingles: not a copy.
-    assert decide([Candidate("a", "t", "simhash", 0.99, 3, 0.2)], 0.9, max_hamming=3) == UNIQUE
-    d = decide([Candidate("a", "t", "simhash", 0.99, 3, 0.9)], 0.9, max_hamming=3)
+    assert decide([Candidate("a", "t", "simhash", 0.99, 3, 0.2)], SEED) == UNIQUE
+    d = decide([Candidate("a", "t", "simhash", 0.99, 3, 0.9)], SEED)
     assert (d.verdict, d.rule) == ("duplicate", "simhash")
+
+
+def m(doc: str, rule: str, jaccard: float, containment: float, smaller: float) -> Candidate:
+    return Candidate(doc, "t", rule, 0.0, None, jaccard, containment, smaller)
+
+
+def test_shingles_profile_decides_by_jaccard_then_containment() -> None:
+    policy = Policy(min_jaccard=0.6, min_containment=0.85, short_shingles=40)
+    d = decide([m("a", "lsh", 0.62, 0.7, 500)], policy)
+    assert (d.verdict, d.measure, d.similarity) == ("duplicate", "jaccard", 0.62)
+    # An excerpt: little overlap of the whole, but all of it lies in the original.
+    d = decide([m("a", "head", 0.35, 0.97, 400)], policy)
+    assert (d.verdict, d.rule, d.measure, d.similarity) == (
+        "duplicate",
+        "head",
+        "containment",
+        0.97,
+    )
+    assert decide([m("a", "title", 0.3, 0.8, 400)], policy) == UNIQUE
+    # The cosine plays no part in this profile.
+    assert decide([Candidate("a", "t", "head", 0.999, None, 0.1, 0.2, 400)], policy) == UNIQUE
+
+
+def test_short_texts_need_near_total_containment() -> None:
+    policy = Policy(min_containment=0.85, short_shingles=40, short_min_containment=0.95)
+    # A filled-in notice template: most of the short text is shared, not all of it.
+    assert decide([m("a", "lsh", 0.5, 0.9, 30)], policy) == UNIQUE
+    # A short poem with a source line added: all of the poem is in the copy.
+    assert decide([m("a", "lsh", 0.5, 1.0, 18)], policy).measure == "containment"
+    assert decide([m("a", "lsh", 0.5, 0.9, 300)], policy).measure == "containment"

@@ -129,3 +129,70 @@ def test_sketch_is_the_k_smallest_distinct_hashes_in_hex() -> None:
     expected = "".join(f"{int(x):016x}" for x in np.unique(shingle_hashes(text))[:16])
     assert bottom_k_sketch(text, k=16) == expected
     assert bottom_k_sketch("", k=16) == ""
+
+
+def test_term_shingles_are_characters_in_chinese_and_words_in_english() -> None:
+    from crawldedup.core.fingerprint import term_shingle_hashes
+
+    assert len(term_shingle_hashes("我们知道很多", 3)) == 4  # 6 characters → 4 trigrams
+    assert len(term_shingle_hashes("the city council voted on tuesday", 3)) == 4  # 6 words
+    # Stable across calls (and processes: no salted hash()).
+    a = term_shingle_hashes("the city council voted", 3)
+    assert (a == term_shingle_hashes("the city council voted", 3)).all()
+    # Word shingles of unrelated English texts barely overlap (letter trigrams would).
+    x = set(term_shingle_hashes("the council approved the new park by the river", 3).tolist())
+    y = set(term_shingle_hashes("the team won the final match of the season", 3).tolist())
+    assert not x & y
+
+
+def test_lsh_band_keys_collide_as_the_s_curve_says() -> None:
+    import random
+
+    import numpy as np
+
+    from crawldedup.core.fingerprint import lsh_band_keys
+
+    rnd = random.Random(5)
+    bands, rows, trials = 24, 4, 300
+    for jaccard in (0.3, 0.8):
+        hits = 0
+        for _ in range(trials):
+            shared = [rnd.getrandbits(64) for _ in range(int(400 * jaccard))]
+            rest = int(400 * (1 - jaccard) / 2)
+            a = shared + [rnd.getrandbits(64) for _ in range(rest)]
+            b = shared + [rnd.getrandbits(64) for _ in range(rest)]
+            ka = lsh_band_keys(np.array(a, dtype=np.uint64), bands, rows)
+            kb = lsh_band_keys(np.array(b, dtype=np.uint64), bands, rows)
+            assert len(ka) == bands
+            hits += bool(set(ka) & set(kb))
+        expected = 1 - (1 - jaccard**rows) ** bands
+        assert abs(hits / trials - expected) < 0.08, (jaccard, hits / trials, expected)
+    assert lsh_band_keys(np.zeros(0, dtype=np.uint64), bands, rows) == []
+
+
+def test_sketch_containment_finds_an_excerpt_inside_its_article() -> None:
+    import random
+
+    import numpy as np
+
+    from crawldedup.core.fingerprint import (
+        sketch_containment,
+        sketch_jaccard,
+        sketch_of_hashes,
+        sketch_set_size,
+    )
+
+    rnd = random.Random(9)
+    article = np.array([rnd.getrandbits(64) for _ in range(3000)], dtype=np.uint64)
+    excerpt = article[:1000]
+    other = np.array([rnd.getrandbits(64) for _ in range(1000)], dtype=np.uint64)
+    k = 128
+    sa, se, so = (sketch_of_hashes(x, k) for x in (article, excerpt, other))
+    assert sketch_jaccard(sa, se, k) < 0.5  # a third of the article
+    assert sketch_containment(sa, se, k) > 0.9  # but all of the excerpt is in it
+    assert sketch_containment(se, sa, k) > 0.9  # symmetric: the smaller in the larger
+    assert sketch_containment(so, sa, k) < 0.1
+    assert abs(sketch_set_size(sa, k) - 3000) < 3000 * 0.3
+    small = sketch_of_hashes(article[:50], k)  # under k values: exact
+    assert sketch_set_size(small, k) == 50.0
+    assert sketch_containment(small, sa, k) == 1.0

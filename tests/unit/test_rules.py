@@ -14,11 +14,11 @@ from crawldedup.store import base
 README = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
 
 
-def test_cascade_order_is_b_c_d_a_then_simhash() -> None:
-    assert RULES == ("content_md5", "head", "tail", "title", "simhash")
+def test_cascade_order_is_b_c_d_a_then_simhash_then_lsh() -> None:
+    assert RULES == ("content_md5", "head", "tail", "title", "simhash", "lsh")
     assert CASCADE == tuple(Rule) == tuple(Rule(r) for r in RULES)
-    assert [r.order for r in CASCADE] == [0, 1, 2, 3, 4]
-    assert [r.letter for r in CASCADE] == ["B", "C", "D", "A", None]
+    assert [r.order for r in CASCADE] == [0, 1, 2, 3, 4, 5]
+    assert [r.letter for r in CASCADE] == ["B", "C", "D", "A", None, None]
 
 
 def test_each_key_has_its_letter_table_and_column() -> None:
@@ -29,9 +29,10 @@ def test_each_key_has_its_letter_table_and_column() -> None:
         "tail": ("D", "end_id", "tail_key"),
         "title": ("A", "title_id", "title_key"),
         "simhash": (None, "simhash_id", "simhash_keys"),
+        "lsh": (None, "lsh_id", "lsh_keys"),
     }
     assert [r for r in Rule if r.exact] == [Rule.CONTENT_MD5]
-    assert [r for r in Rule if r.multi_key] == [Rule.SIMHASH]
+    assert [r for r in Rule if r.multi_key] == [Rule.SIMHASH, Rule.LSH]
 
 
 def test_columns_are_the_fingerprint_attributes() -> None:
@@ -44,13 +45,14 @@ def test_readme_store_table_names_the_same_letters() -> None:
     letters = dict(re.findall(r"^\| `(\w+_id)` \| [^|]*\(([ABCD])\) \|", README, re.M))
     assert letters == {r.table: r.letter for r in Rule if r.letter}
     assert "| `simhash_id` | one SimHash block" in README
+    assert "| `lsh_id` | one MinHash LSH band" in README
 
 
 def test_readme_default_rules_and_cascade_sentence() -> None:
     m = re.search(r"^rules = (\[.*?\])", README, re.M)
     assert m and tuple(json.loads(m.group(1))) == RULES
     assert "head (C), tail (D) and title (A) keys" in README
-    assert "in the order head → tail → title → simhash" in README
+    assert "in the order head → tail → title → simhash → lsh" in README
 
 
 def test_old_names_are_re_exports_of_the_enum() -> None:
@@ -62,6 +64,7 @@ def test_old_names_are_re_exports_of_the_enum() -> None:
         "tail": "end_id",
         "title": "title_id",
         "simhash": "simhash_id",
+        "lsh": "lsh_id",
     }
     assert set(INDEX_TABLES.values()) <= set(base.TABLES)
     assert config.Config().cascade.rules == RULES
