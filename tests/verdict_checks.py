@@ -22,7 +22,7 @@ VERDICT_FIELDS = {
     "measure",
 }
 # The least value of each deciding measure under the default config.
-MEASURE_FLOOR = {"exact": 1.0, "jaccard": 0.6, "containment": 0.85, "cosine": 0.9}
+MEASURE_FLOOR = {"exact": 1.0, "jaccard": 0.7, "containment": 0.9, "cosine": 0.9}
 # What the sample plants on its second day (crawldedup.sample.generator).
 DAY2_QUARANTINE = {"bad_json": 1, "duplicate_id": 1, "no_text": 1, "too_large": 1, "wrong_type": 1}
 STAGE_NAMES = ("fingerprint", "bloom", "candidates", "similarity", "publish", "report")

@@ -13,7 +13,8 @@ How a non-exact candidate is verified is the policy's profile:
 
 - ``shingles`` (default): the term-shingle Jaccard is at least ``min_jaccard``, or the
   smaller document lies in the larger one at least ``min_containment``
-  (``short_min_containment`` when the smaller has fewer than ``short_shingles``);
+  (``short_min_jaccard`` and ``short_min_containment`` when the smaller has fewer than
+  ``short_shingles``);
 - ``seed``: the character cosine is strictly above ``threshold``; a SimHash candidate
   must also be within ``max_hamming`` bits and have a Jaccard of ``simhash_min_jaccard``.
 """
@@ -56,9 +57,10 @@ class Policy:
 
     profile: str = "shingles"
     threshold: float = 0.9
-    min_jaccard: float = 0.6
-    min_containment: float = 0.85
-    short_shingles: int = 40
+    min_jaccard: float = 0.7
+    min_containment: float = 0.9
+    short_shingles: int = 150
+    short_min_jaccard: float = 0.9
     short_min_containment: float = 0.95
     max_hamming: int = 3
     simhash_min_jaccard: float = 0.7
@@ -72,6 +74,7 @@ class Policy:
             min_jaccard=c.min_jaccard,
             min_containment=c.min_containment,
             short_shingles=c.short_shingles,
+            short_min_jaccard=c.short_min_jaccard,
             short_min_containment=c.short_min_containment,
             max_hamming=sh.max_distance,
             simhash_min_jaccard=sh.min_jaccard,
@@ -89,11 +92,10 @@ def verify(c: Candidate, policy: Policy) -> tuple[str, float] | None:
             return None
         return ("cosine", c.similarity) if c.similarity > policy.threshold else None
     jaccard, containment = c.jaccard or 0.0, c.containment or 0.0
-    if jaccard >= policy.min_jaccard:
-        return "jaccard", jaccard
     short = c.smaller_shingles is not None and c.smaller_shingles < policy.short_shingles
-    needed = policy.short_min_containment if short else policy.min_containment
-    if containment >= needed:
+    if jaccard >= (policy.short_min_jaccard if short else policy.min_jaccard):
+        return "jaccard", jaccard
+    if containment >= (policy.short_min_containment if short else policy.min_containment):
         return "containment", containment
     return None
 

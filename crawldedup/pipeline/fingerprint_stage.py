@@ -7,29 +7,41 @@ per-row pickling, and the parsed day is cached once, columnar, for both outputs.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import shutil
+from collections.abc import Iterable, Iterator
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
-from pyspark.sql import DataFrame, SparkSession, Window
+from pyspark.sql import DataFrame, Row, SparkSession, Window
 from pyspark.sql import functions as F
 from pyspark.sql.pandas.types import to_arrow_schema
-from pyspark.sql.types import StringType, StructField, StructType
+from pyspark.sql.types import ArrayType, StringType, StructField, StructType
 
 from crawldedup.config import Config
+from crawldedup.core.boilerplate import strip_boilerplate
 from crawldedup.ingest.readers import list_input_files, read_file
-from crawldedup.ingest.records import Quarantined, prepare
+from crawldedup.ingest.records import Quarantined, fingerprint_fields, prepare
 from crawldedup.pipeline import schemas
 from crawldedup.pipeline.context import DayContext, timed
+from crawldedup.pipeline.store_batches import store_batches
+from crawldedup.store import Store
 
 # Every parsed record, document or quarantined: documents' fields, then the
 # quarantine's reason and detail (null for documents), and the kind ("d" or "q").
 _Q_ONLY = [f for f in schemas.QUARANTINE.fields if f.name not in schemas.DOCS.fieldNames()]
+# What the boilerplate pass reads besides the documents' columns; never written to docs.
+_PAGE = [
+    StructField("text", StringType(), True),
+    StructField("host", StringType(), True),
+    StructField("line_keys", ArrayType(StringType(), False), True),
+]
+PAGE_COLUMNS = [f.name for f in _PAGE]
 PARSED = StructType(
     [StructField("kind", StringType(), False)]
     + [StructField(f.name, f.dataType, True) for f in schemas.DOCS.fields + _Q_ONLY]
+    + _PAGE
 )
 BATCH_ROWS = 1000
 # Above this many repeated ids the split joins by shuffle instead of broadcasting them.
@@ -74,7 +86,7 @@ def read_and_fingerprint(
     paths = spark.createDataFrame(sc.parallelize([(f,) for f in files], len(files)), "path string")
     schema = to_arrow_schema(PARSED)
     parsed = paths.mapInArrow(lambda it: _prepare_batches(it, cfg, day, schema), PARSED).persist()
-    docs = parsed.filter(F.col("kind") == "d").select(*schemas.DOCS.fieldNames())
+    docs = parsed.filter(F.col("kind") == "d").select(*schemas.DOCS.fieldNames(), *PAGE_COLUMNS)
     quarantined = parsed.filter(F.col("kind") == "q").select(*schemas.QUARANTINE.fieldNames())
     docs, quarantined = split_duplicate_ids(docs, quarantined)
     return docs, quarantined, parsed
@@ -108,6 +120,82 @@ def split_duplicate_ids(docs: DataFrame, quarantined: DataFrame) -> tuple[DataFr
     return first, quarantined.unionByName(again)
 
 
+def _earlier_line_counts(
+    rows: Iterable[Row], store_url: str, day: str, batch_size: int
+) -> Iterator[tuple[str, str, int]]:
+    """(host, line, pages of earlier days) for the day's lines that the index knows."""
+
+    def lookup(store: Store, batch: list[Row]) -> Iterator[tuple[str, str, int]]:
+        found = store.get("host_lines", [f"{r['host']}|{r['line']}" for r in batch])
+        for r in batch:
+            cells = found.get(f"{r['host']}|{r['line']}", {})
+            n = sum(int(v) for c, v in cells.items() if c[2:] < day)
+            if n:
+                yield r["host"], r["line"], n
+
+    return store_batches(rows, store_url, batch_size, lookup)
+
+
+def _refingerprint(
+    batches: Iterator[pa.RecordBatch], boiler: dict[str, frozenset[str]], cfg: Config
+) -> Iterator[pa.RecordBatch]:
+    """Documents holding their host's boilerplate lines, fingerprinted without them."""
+    bp = cfg.boilerplate
+    for batch in batches:
+        rows = batch.to_pylist()
+        for row in rows:
+            lines = boiler.get(row["host"] or "")
+            if not lines or not lines.intersection(row["line_keys"] or ()):
+                continue
+            cleaned = strip_boilerplate(row["text"], lines, bp.min_line_chars, bp.max_removed_share)
+            if cleaned is not None:
+                row.update(fingerprint_fields(row["title"], cleaned, cfg))
+        yield pa.RecordBatch.from_pylist(rows, schema=batch.schema)
+
+
+def remove_boilerplate(
+    spark: SparkSession, ctx: DayContext, docs: DataFrame
+) -> tuple[DataFrame, dict[str, Any]]:
+    """Documents fingerprinted without their host's boilerplate lines, and the counts.
+
+    A line is boilerplate for a host when at least ``boilerplate.min_pages`` pages of the
+    host (pages with the same set of lines count once) hold it, counted over this day
+    and the earlier days in the store (table ``host_lines``; a rerun does not count its
+    own day twice). The day's counts go to
+    ``work/dt=D/host_lines`` for the publish stage.
+    """
+    cfg, bp = ctx.cfg, ctx.cfg.boilerplate
+    # Pages with the same lines (an article and its exact or re-laid-out copies) count
+    # once: a line is a template line when it sits beside different content.
+    today = (
+        docs.select("host", "line_keys")
+        .distinct()
+        .select("host", F.explode("line_keys").alias("line"))
+        .groupBy("host", "line")
+        .agg(F.count("*").alias("pages"))
+    )
+    today.write.mode("overwrite").parquet(ctx.path("host_lines"))
+    today = spark.read.parquet(ctx.path("host_lines"))
+    store_url, day, batch = ctx.store, ctx.day, cfg.limits.store_batch_size
+    earlier = spark.createDataFrame(
+        today.rdd.mapPartitions(lambda it: _earlier_line_counts(it, store_url, day, batch)),
+        "host string, line string, earlier long",
+    )
+    total = today.join(earlier, ["host", "line"], "left").select(
+        "host", "line", (F.col("pages") + F.coalesce(F.col("earlier"), F.lit(0))).alias("n")
+    )
+    found: dict[str, set[str]] = {}
+    for r in total.filter(F.col("n") >= bp.min_pages).collect():
+        found.setdefault(r["host"], set()).add(r["line"])
+    boiler = {h: frozenset(lines) for h, lines in found.items()}
+    stats = {"hosts": len(boiler), "lines": sum(len(v) for v in boiler.values())}
+    if not boiler:
+        return docs, stats
+    shared = spark.sparkContext.broadcast(boiler)
+    cleaned = docs.mapInArrow(lambda it: _refingerprint(it, shared.value, cfg), docs.schema)
+    return cleaned, stats
+
+
 def run(spark: SparkSession, ctx: DayContext) -> dict[str, Any]:
     """Fingerprint the day: writes work/docs (Parquet) and the quarantine (JSON Lines)."""
     stats: dict[str, Any] = {}
@@ -118,11 +206,15 @@ def run(spark: SparkSession, ctx: DayContext) -> dict[str, Any]:
         stats["files"] = len(files)
         parsed = None
         if not files:
+            # No pages, no line counts: a previous run's must not reach publish.
+            shutil.rmtree(ctx.work / "host_lines", ignore_errors=True)
             docs = spark.createDataFrame([], schemas.DOCS)
             quarantined = spark.createDataFrame([], schemas.QUARANTINE)
         else:
             docs, quarantined, parsed = read_and_fingerprint(spark, files, ctx.cfg, ctx.day)
-        docs.drop("raw").write.mode("overwrite").parquet(ctx.path("docs"))
+            if ctx.cfg.boilerplate.enabled:
+                docs, stats["boilerplate"] = remove_boilerplate(spark, ctx, docs)
+        docs.drop("raw", *PAGE_COLUMNS).write.mode("overwrite").parquet(ctx.path("docs"))
         quarantined.coalesce(1).write.mode("overwrite").json(str(ctx.quarantine_dir))
         if parsed is not None:
             parsed.unpersist()

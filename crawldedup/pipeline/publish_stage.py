@@ -262,6 +262,13 @@ def _put_postings(store: Store, batch: list[Row], day: str) -> None:
         store.put(table, cells)
 
 
+def _put_host_lines(store: Store, batch: list[Row], day: str) -> None:
+    cell = f"d:{day}"
+    store.put(
+        "host_lines", {f"{r['host']}|{r['line']}": {cell: str(r["pages"]).encode()} for r in batch}
+    )
+
+
 def _put_docs(store: Store, batch: list[Row], day: str) -> None:
     """Document rows, verdicts and group memberships of a batch of documents."""
     docs_rows: dict[str, dict[str, bytes]] = {}
@@ -361,6 +368,14 @@ def run(spark: SparkSession, ctx: DayContext) -> dict[str, Any]:
                 it, store_url, batch, lambda s, b: _put_docs(s, b, day), counters
             )
         ).collect()
+        lines_path = ctx.work / "host_lines"
+        if cfg.boilerplate.enabled and lines_path.exists():
+            # The day's page counts per (host, line): later days' boilerplate counts.
+            spark.read.parquet(str(lines_path)).rdd.mapPartitions(
+                lambda it: store_batches(
+                    it, store_url, batch, lambda s, b: _put_host_lines(s, b, day), counters
+                )
+            ).collect()
         canon_rows = spark.read.parquet(ctx.path("canon_cells"))
         # Left out of stats["store"] (it never counted them): a few cells a day.
         canon_rows.rdd.mapPartitions(

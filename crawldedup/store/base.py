@@ -40,6 +40,9 @@ TABLES: dict[str, tuple[str, ...]] = {
     "rel_links": ("l",),
     # Tag-weighted TF-IDF vectors of the cascade terms: row = doc id.
     "rel_docs": ("v",),
+    # Site boilerplate (docs/algorithm.md#boilerplate): row = "host|line key", one cell
+    # per day ("d:YYYY-MM-DD" = how many of the day's pages of the host hold the line).
+    "host_lines": ("d",),
 }
 
 

@@ -448,3 +448,58 @@ def test_partitioned_bloom_and_spark_components_give_the_same_results(
     assert v_forced == v_default and t_forced == t_default and d_forced == d_default
     assert v_default["copy"]["group"] == "orig" and v_default["copy2"]["group"] == "orig"
     assert v_default["again"]["duplicate_of"] == "other"
+
+
+def test_site_boilerplate_lines_are_removed_before_keys(
+    spark: Any, tmp_path: Path, cfg: Config
+) -> None:
+    """A host's navigation and copyright lines, held by min_pages of its pages (this day
+    and earlier days), are not part of any key: a copy wrapped in them is found by its
+    head and tail, and articles that only share them stay apart."""
+    nav = "示例新闻网 首页 | 国内 | 国际 | 财经 | 体育 | 科技 | 评论"
+    related = "相关阅读：城市地铁新线开通 | 秋季运动会闭幕 | 新能源汽车销量创新高"
+    copyright_ = "版权所有 © 2026 示例新闻网 未经书面授权不得转载 举报电话：四零零八八八"
+
+    def page(body: str) -> str:
+        return "\n".join([nav, body, related, copyright_])
+
+    site = "http://site.example"
+    day1 = [
+        rec(f"s{i}", page(long_article(10 + i)), f"2026-11-01T0{i}:00:00Z", f"甲{i}", f"{site}/{i}")
+        for i in range(3)
+    ]
+    day1.append(rec("orig", ARTICLE, "2026-11-01T05:00:00Z", "网页判重", "http://other.example/a"))
+    home = tmp_path / "home"
+    d1 = write_day(tmp_path / "in", "2026-11-01", day1)
+    run_all(spark, DayContext(day="2026-11-01", home=home, cfg=cfg, input_dir=d1))
+    # Three pages of the host so far (min_pages is 4): nothing was removed on day 1.
+    stats1 = json.loads((home / "work/dt=2026-11-01/stats/fingerprint.json").read_text())
+    assert stats1["boilerplate"] == {"hosts": 0, "lines": 0}
+    d2 = write_day(
+        tmp_path / "in",
+        "2026-11-02",
+        [
+            rec("copy", page(ARTICLE), "2026-11-02T01:00:00Z", "转载：网页判重", f"{site}/c"),
+            rec("s9", page(long_article(20)), "2026-11-02T02:00:00Z", "乙", f"{site}/9"),
+        ],
+    )
+    ctx = DayContext(day="2026-11-02", home=home, cfg=cfg, input_dir=d2)
+    run_all(spark, ctx)
+    stats2 = json.loads((ctx.work / "stats" / "fingerprint.json").read_text())
+    assert stats2["boilerplate"] == {"hosts": 1, "lines": 3}
+    v = verdicts(ctx)
+    assert (v["copy"]["verdict"], v["copy"]["duplicate_of"]) == ("duplicate", "orig")
+    # Without its site's lines the copy is the original's text exactly.
+    assert (v["copy"]["rule"], v["copy"]["measure"]) == ("content_md5", "exact")
+    assert v["s9"]["verdict"] == "unique"
+    from crawldedup.core.boilerplate import line_key
+
+    with open_store(ctx.store) as store:
+        rows = dict(store.scan_prefix("host_lines", "site.example|"))
+    # Each template line: on the three pages of day 1 and the two of day 2.
+    for line in (nav, related, copyright_):
+        assert rows[f"site.example|{line_key(line, 8)}"] == {
+            "d:2026-11-01": b"3",
+            "d:2026-11-02": b"2",
+        }
+    assert all(set(r) <= {"d:2026-11-01", "d:2026-11-02"} for r in rows.values())

@@ -113,7 +113,7 @@ def m(doc: str, rule: str, jaccard: float, containment: float, smaller: float) -
 
 
 def test_shingles_profile_decides_by_jaccard_then_containment() -> None:
-    policy = Policy(min_jaccard=0.6, min_containment=0.85, short_shingles=40)
+    policy = Policy(min_jaccard=0.6, min_containment=0.85, short_shingles=40)  # long texts
     d = decide([m("a", "lsh", 0.62, 0.7, 500)], policy)
     assert (d.verdict, d.measure, d.similarity) == ("duplicate", "jaccard", 0.62)
     # An excerpt: little overlap of the whole, but all of it lies in the original.
@@ -129,10 +129,18 @@ def test_shingles_profile_decides_by_jaccard_then_containment() -> None:
     assert decide([Candidate("a", "t", "head", 0.999, None, 0.1, 0.2, 400)], policy) == UNIQUE
 
 
-def test_short_texts_need_near_total_containment() -> None:
-    policy = Policy(min_containment=0.85, short_shingles=40, short_min_containment=0.95)
+def test_short_texts_need_near_total_overlap() -> None:
+    policy = Policy(
+        min_jaccard=0.6,
+        min_containment=0.85,
+        short_shingles=300,
+        short_min_jaccard=0.9,
+        short_min_containment=0.95,
+    )
     # A filled-in notice template: most of the short text is shared, not all of it.
-    assert decide([m("a", "lsh", 0.5, 0.9, 30)], policy) == UNIQUE
+    assert decide([m("a", "lsh", 0.77, 0.87, 120)], policy) == UNIQUE
     # A short poem with a source line added: all of the poem is in the copy.
     assert decide([m("a", "lsh", 0.5, 1.0, 18)], policy).measure == "containment"
-    assert decide([m("a", "lsh", 0.5, 0.9, 300)], policy).measure == "containment"
+    assert decide([m("a", "lsh", 0.92, 0.93, 120)], policy).measure == "jaccard"
+    # The same overlap in a long article is a copy.
+    assert decide([m("a", "lsh", 0.77, 0.87, 800)], policy).measure == "jaccard"

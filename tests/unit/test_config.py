@@ -81,3 +81,15 @@ def test_gate_section_is_validated(tmp_path: Path) -> None:
     f.write_text("[gate]\nnot_a_knob = 1\n")
     with pytest.raises(ConfigError, match="unknown key"):
         load_config(f)
+
+
+def test_booleans_are_booleans(tmp_path: Path) -> None:
+    f = tmp_path / "c.toml"
+    f.write_text("[boilerplate]\nenabled = false\n")
+    assert load_config(f).boilerplate.enabled is False
+    f.write_text("[boilerplate]\nenabled = 1\n")
+    with pytest.raises(ConfigError, match=r"boilerplate\.enabled must be bool, got int"):
+        load_config(f)
+    f.write_text("[boilerplate]\nmin_pages = true\n")
+    with pytest.raises(ConfigError, match=r"boilerplate\.min_pages must be int, got bool"):
+        load_config(f)

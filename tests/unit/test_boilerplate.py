@@ -1,0 +1,38 @@
+"""Site boilerplate lines: what a line is, which a page has, what is left without them."""
+
+from __future__ import annotations
+
+from crawldedup.core.boilerplate import host_of, line_key, page_line_keys, strip_boilerplate
+
+NAV = "首页 | 新闻 | 体育 | 财经 | 科技 | 娱乐 | 联系我们"
+COPY = "版权所有 © 2026 示例新闻网 未经授权禁止转载"
+ARTICLE = (
+    "今年秋季的城市马拉松比赛吸引了来自全国各地的两万多名跑者参加。"
+    "\n组委会在沿途设置了二十个补给站。"
+)
+
+
+def test_line_keys_ignore_width_case_punctuation_and_short_lines() -> None:
+    assert line_key("Hello, World!", 5) == line_key("ｈｅｌｌｏ　ｗｏｒｌｄ", 5)
+    assert line_key("更多", 8) is None
+    page = f"{NAV}\n{ARTICLE}\n{COPY}\n{NAV}"
+    keys = page_line_keys(page, 8)
+    assert len(keys) == 4 and keys == sorted(keys)  # NAV counts once
+
+
+def test_strip_removes_only_boilerplate_lines_and_keeps_template_only_pages() -> None:
+    boiler = {line_key(NAV, 8), line_key(COPY, 8)}
+    page = f"{NAV}\n{ARTICLE}\n{COPY}"
+    assert strip_boilerplate(page, boiler, 8, 0.5) == ARTICLE
+    assert strip_boilerplate(ARTICLE, boiler, 8, 0.5) is None  # nothing to remove
+    # A page that is nothing but its template keeps its text, and so does a page whose
+    # "boilerplate" would be most of it (an article its host serves again and again).
+    assert strip_boilerplate(f"{NAV}\n{COPY}", boiler, 8, 0.5) is None
+    article_lines = {line_key(x, 8) for x in ARTICLE.splitlines()}
+    assert strip_boilerplate(page, article_lines, 8, 0.5) is None
+
+
+def test_host_of_drops_www_and_default_ports() -> None:
+    assert host_of("https://www.News.example:443/a/b?x=1") == "news.example"
+    assert host_of("http://news.example:8080/") == "news.example:8080"
+    assert host_of(None) == ""
