@@ -1,0 +1,556 @@
+"""Write a labelled multi-day crawl from real text: records, truth, hard-negative pairs.
+
+    python -m benchmarks.realtext.build --out DIR --days 3 --per-day 1600 --seed 13
+
+Writes ``DIR/dt=YYYY-MM-DD/part-0000N.jsonl`` (records ``id, url, title, content`` or
+``html``, ``fetched_at`` ISO-8601 with ``Z``) for consecutive days from 2026-11-01,
+``DIR/truth.jsonl`` (``id, day, cluster, kind, family, lang, source``: cluster = id of
+the earliest document of the duplicate group, kind = the copy kind or ``original``,
+family = hard-negative family or null), ``DIR/hard_negative_pairs.jsonl`` (``a, b,
+family``: documents that must not be grouped) and ``DIR/manifest.json`` (package
+versions and checksums, arguments, counts).
+
+Originals are spread over the days (more on earlier days); copies are made on the
+same day (fetched later than their original) or on a later day, about a third of all
+records. Hard-negative documents are originals and are never copied. Every choice
+comes from ``random.Random(seed)`` over the corpus in its fixed order, so the output is
+the same for a seed and the same package versions.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+import time
+from collections import Counter, defaultdict
+from dataclasses import dataclass
+from datetime import date, timedelta
+from pathlib import Path
+
+from . import reposting as rp
+from .corpus import SOURCES, BaseDoc, Corpus, load_corpus
+
+START = date(2026, 11, 1)
+ZH_SHARE = 0.60
+HTML_SHARE = 0.20
+PART_SIZE = 500
+VERSE_SHARE = 0.2  # of the Chinese short originals
+EXCERPT_MIN = 1000  # characters of an article an excerpt may be cut from
+EXCERPT_OWN = 0.8  # share of an excerpt in paragraphs not shared by several base texts
+COMMON_PARAGRAPH = 3  # a paragraph found in this many base texts is common
+MAX_COPIES = 20  # copies of one original at most (the popular ones reach it)
+ORIGINALS_BEFORE = 0.85  # originals are fetched in the first 85 % of their day
+
+# Hard-negative groups at --per-day 1600 over 3 days (scaled with the record count).
+FAMILY_PLAN = {
+    "shared_boilerplate": (28, 3, 5),
+    "same_template_fill": (28, 3, 5),
+    "generic_title": (24, 3, 5),
+    "near_editions": (72, 2, 4),
+    "same_copyright_tail": (24, 3, 5),
+    "short_verse": (40, 2, 3),
+}
+
+
+@dataclass
+class Doc:
+    id: str
+    day: str
+    fetched_at: str
+    url: str
+    page: rp.Page
+    kind: str
+    family: str | None
+    cluster: str
+    source: str
+    site: rp.Site
+
+    @property
+    def base_page(self) -> rp.Page:
+        """The page without its HTML: what a copy starts from."""
+        return rp.Page(self.page.title, self.page.text, self.page.lang)
+
+
+class Builder:
+    def __init__(self, corpus: Corpus, days: int, per_day: int, seed: int) -> None:
+        self.corpus = corpus
+        self.days = [(START + timedelta(days=i)).isoformat() for i in range(days)]
+        self.per_day = per_day
+        self.rng = random.Random(seed)
+        self.sites = rp.make_sites(random.Random(seed + 1))
+        self.ids: set[str] = set()
+        self.used: set[str] = set()
+        self.docs: list[Doc] = []
+        self.pairs: list[tuple[str, str, str]] = []
+        self.scale = days * per_day / 4800
+        self.pools = self._pools()
+        titles = {"zh": [], "en": []}
+        for d in corpus.docs:
+            if 4 <= len(d.title) <= 40:
+                titles[d.lang].append(d.title)
+        self.titles = {k: self.rng.sample(v, min(300, len(v))) for k, v in titles.items()}
+        self.url_n = 0
+        counts: Counter[str] = Counter(p for d in corpus.docs for p in set(d.paragraphs))
+        self.common = {p for p, n in counts.items() if n >= COMMON_PARAGRAPH}
+
+    # ------------------------------------------------------------------ pools
+
+    def _pools(self) -> dict[tuple[str, str], list[BaseDoc]]:
+        pools: dict[tuple[str, str], list[BaseDoc]] = defaultdict(list)
+        for d in self.corpus.docs:
+            band = "article" if d.band in ("long", "medium") else "short"
+            if d.genre == "verse":
+                band = "verse"
+            pools[(d.lang, band + ("_long" if d.band == "long" else ""))].append(d)
+        for v in pools.values():
+            self.rng.shuffle(v)
+        return pools
+
+    def take(self, lang: str, band: str) -> BaseDoc | None:
+        """A base document not used yet: articles prefer 1–20 k characters, then medium."""
+        short = [(lang, "short"), (lang, "verse")]
+        if lang == "zh" and self.rng.random() < VERSE_SHARE:
+            short.reverse()  # some of the Chinese short texts are poems
+        order = {
+            "article": [(lang, "article_long"), (lang, "article")],
+            "short": short,
+            "verse": [(lang, "verse")],
+        }[band]
+        for key in order:
+            pool = self.pools.get(key, [])
+            while pool:
+                d = pool.pop()
+                if d.key not in self.used:
+                    self.used.add(d.key)
+                    return d
+        return None
+
+    def lang(self) -> str:
+        return "zh" if self.rng.random() < ZH_SHARE else "en"
+
+    # ------------------------------------------------------------------ records
+
+    def new_id(self) -> str:
+        while True:
+            i = f"rt{self.rng.getrandbits(60):015x}"
+            if i not in self.ids:
+                self.ids.add(i)
+                return i
+
+    def url(self, site: rp.Site, day: str) -> str:
+        self.url_n += 1
+        section = self.rng.choice(("news", "article", "tech", "a", "post", "content", "doc"))
+        return f"https://{site.host}/{section}/{day.replace('-', '')}/{self.url_n:06d}.html"
+
+    def fetched(self, day: str, after: str | None = None) -> str:
+        lo = 0
+        if after is not None and after[:10] == day:
+            h, m, s = (int(x) for x in after[11:19].split(":"))
+            lo = h * 3600 + m * 60 + s + 1
+        hi = 86399 if after is not None else int(86400 * ORIGINALS_BEFORE)
+        sec = self.rng.randint(lo, max(lo, hi))
+        return f"{day}T{sec // 3600:02d}:{sec % 3600 // 60:02d}:{sec % 60:02d}Z"
+
+    def page_of(self, d: BaseDoc) -> rp.Page:
+        return rp.Page(d.title, d.text, d.lang)
+
+    def add_original(
+        self, page: rp.Page, day: str, family: str | None, source: str, site: rp.Site | None = None
+    ) -> Doc:
+        site = site or self.rng.choice(self.sites[page.lang])
+        if page.html is None and self.rng.random() < self.p_html:
+            page = rp.render_html(self.rng, page, site, site.name, self.titles[page.lang])
+        i = self.new_id()
+        doc = Doc(
+            i,
+            day,
+            self.fetched(day),
+            self.url(site, day),
+            page,
+            "original",
+            family,
+            i,
+            source,
+            site,
+        )
+        self.docs.append(doc)
+        return doc
+
+    # ------------------------------------------------------------------ hard negatives
+
+    def n_groups(self, family: str) -> int:
+        return max(1, round(FAMILY_PLAN[family][0] * self.scale))
+
+    def size(self, family: str) -> int:
+        _, lo, hi = FAMILY_PLAN[family]
+        return self.rng.randint(lo, hi)
+
+    def group(self, family: str, members: list[Doc]) -> None:
+        for a in range(len(members)):
+            for b in range(a + 1, len(members)):
+                self.pairs.append((members[a].id, members[b].id, family))
+
+    def hard_negatives(self, day_of) -> None:
+        rng = self.rng
+        for _ in range(self.n_groups("shared_boilerplate")):
+            lang = self.lang()
+            site = rng.choice(self.sites[lang])
+            block = rp.boilerplate_block(rng, site, min_chars=rng.randint(300, 600))
+            at_top = rng.random() < 0.5
+            members = []
+            for _k in range(self.size("shared_boilerplate")):
+                d = self.take(lang, "article")
+                if d is None:
+                    break
+                page = rp.with_boilerplate(self.page_of(d), block, at_top)
+                members.append(self.add_original(page, day_of(), "shared_boilerplate", d.key, site))
+            self.group("shared_boilerplate", members)
+        for _ in range(self.n_groups("same_template_fill")):
+            lang = self.lang()
+            site = rng.choice(self.sites[lang])
+            pages = rp.fill_templates(rng, lang, self.size("same_template_fill"))
+            members = [
+                self.add_original(p, day_of(), "same_template_fill", "template", site)
+                for p in pages
+            ]
+            self.group("same_template_fill", members)
+        for _ in range(self.n_groups("generic_title")):
+            lang = self.lang()
+            title = rp.generic_title(rng, lang)
+            members = []
+            for _k in range(self.size("generic_title")):
+                d = self.take(lang, "article" if rng.random() < 0.7 else "short")
+                if d is None:
+                    break
+                page = rp.Page(title, d.text, lang)
+                members.append(self.add_original(page, day_of(), "generic_title", d.key))
+            self.group("generic_title", members)
+        fams = list(self.corpus.editions)
+        rng.shuffle(fams)
+        # Two thirds of the families are the fortunes' quotes of an older Debian
+        # reference; keep every other source and fill up with those.
+        fams.sort(key=lambda f: f[-1].source.startswith("fortunes-zh"))
+        for fam in fams[: self.n_groups("near_editions")]:
+            members = []
+            site = rng.choice(self.sites[fam[0].lang])
+            for d in fam[: FAMILY_PLAN["near_editions"][2]]:
+                self.used.add(d.key)
+                members.append(
+                    self.add_original(self.page_of(d), day_of(), "near_editions", d.key, site)
+                )
+            self.group("near_editions", members)
+        for _ in range(self.n_groups("same_copyright_tail")):
+            lang = self.lang()
+            site = rng.choice(self.sites[lang])
+            tail = rp.copyright_tail(rng, site)
+            members = []
+            for _k in range(self.size("same_copyright_tail")):
+                d = self.take(lang, "article")
+                if d is None:
+                    break
+                page = rp.with_copyright_tail(self.page_of(d), tail)
+                members.append(
+                    self.add_original(page, day_of(), "same_copyright_tail", d.key, site)
+                )
+            self.group("same_copyright_tail", members)
+        by_form: dict[str, list[BaseDoc]] = defaultdict(list)
+        for d in self.pools.get(("zh", "verse"), []):
+            if d.form and d.length < 300:
+                by_form[d.form].append(d)
+        forms = sorted(
+            (f for f, ds in by_form.items() if len(ds) >= 10), key=lambda f: (-len(by_form[f]), f)
+        )
+        for g in range(self.n_groups("short_verse")):
+            if not forms:
+                break
+            form = forms[g % len(forms)]
+            avail = [d for d in by_form[form] if d.key not in self.used]
+            k = min(self.size("short_verse"), len(avail))
+            if k < 2:
+                continue
+            members = []
+            for d in rng.sample(avail, k):
+                self.used.add(d.key)
+                members.append(self.add_original(self.page_of(d), day_of(), "short_verse", d.key))
+            self.group("short_verse", members)
+
+    # ------------------------------------------------------------------ main
+
+    def build(self) -> None:
+        rng = self.rng
+        nd = len(self.days)
+        fracs = [1 / 3] if nd == 1 else [0.2 + (0.4667 - 0.2) * d / (nd - 1) for d in range(nd)]
+        copies_per_day = [round(self.per_day * f) for f in fracs]
+        originals_per_day = [self.per_day - c for c in copies_per_day]
+        n_total = nd * self.per_day
+        n_copies = sum(copies_per_day)
+        # Copies that are always HTML (rerender_html, half of short_text) come on top of
+        # the share rendered at random; this probability brings the total near 20 %.
+        forced = n_copies * (0.85 / len(rp.LONG_KINDS) + 0.15 * 0.5)
+        self.p_html = max(0.0, (HTML_SHARE * n_total - forced) / (n_total - forced))
+
+        day_slots: list[str] = []
+        for d, n in zip(self.days, originals_per_day, strict=True):
+            day_slots += [d] * n
+        rng.shuffle(day_slots)
+        slot = iter(day_slots)
+
+        def day_of() -> str:
+            return next(slot)
+
+        self.hard_negatives(day_of)
+        n_hard = len(self.docs)
+        zh_hard = sum(1 for d in self.docs if d.page.lang == "zh")
+        zh_copies = round(ZH_SHARE * n_copies)
+        n_regular = sum(originals_per_day) - n_hard
+        zh_regular = min(n_regular, max(0, round(ZH_SHARE * n_total) - zh_hard - zh_copies))
+        langs = ["zh"] * zh_regular + ["en"] * (n_regular - zh_regular)
+        rng.shuffle(langs)
+        regular: list[Doc] = []
+        for lang in langs:
+            band = "article" if rng.random() < (0.55 if lang == "zh" else 0.7) else "short"
+            d = self.take(lang, band) or self.take(
+                lang, "short" if band == "article" else "article"
+            )
+            other = "en" if lang == "zh" else "zh"
+            d = d or self.take(other, band)
+            if d is None:
+                raise SystemExit("corpus exhausted: lower --per-day")
+            regular.append(self.add_original(self.page_of(d), day_of(), None, d.key))
+
+        # Copies: popular originals get many (Pareto weights); short texts ~15 % of copies.
+        weight = {d.id: rng.paretovariate(1.3) for d in regular}
+        n_copies_of: Counter[str] = Counter()
+        copy_langs = ["zh"] * zh_copies + ["en"] * (n_copies - zh_copies)
+        rng.shuffle(copy_langs)
+        cl = iter(copy_langs)
+        for di, day in enumerate(self.days):
+            made = 0
+            while made < copies_per_day[di]:
+                lang = next(cl)
+                short = rng.random() < 0.15
+                cands = [
+                    d
+                    for d in regular
+                    if d.day <= day
+                    and d.page.lang == lang
+                    and (len(d.page.text) < 300) == short
+                    and d.fetched_at < f"{day}T23:59:00Z"
+                    and weight[d.id] > 0
+                ]
+                if not cands:
+                    cands = [
+                        d
+                        for d in regular
+                        if d.day <= day and d.fetched_at < f"{day}T23:59:00Z" and weight[d.id] > 0
+                    ]
+                orig = rng.choices(cands, weights=[weight[d.id] for d in cands])[0]
+                self.add_copy(orig, day)
+                n_copies_of[orig.id] += 1
+                if n_copies_of[orig.id] >= MAX_COPIES:
+                    weight[orig.id] = 0.0
+                made += 1
+        self.top_up_html()
+
+    def top_up_html(self) -> None:
+        """Render random plain records as HTML until ``HTML_SHARE`` of them are HTML.
+
+        Mirrors and the originals they mirror stay as they are (a mirror serves the
+        same bytes)."""
+        target = round(HTML_SHARE * len(self.docs))
+        have = sum(1 for d in self.docs if d.page.html is not None)
+        if have >= target:
+            return
+        mirrored = {d.cluster for d in self.docs if d.kind == "exact_mirror"}
+        by_id = {d.id: d for d in self.docs}
+        cands = [
+            d
+            for d in self.docs
+            if d.page.html is None and d.kind != "exact_mirror" and d.id not in mirrored
+        ]
+        for d in self.rng.sample(cands, min(len(cands), target - have)):
+            src = by_id[d.cluster].site.name
+            d.page = rp.render_html(self.rng, d.page, d.site, src, self.titles[d.page.lang])
+
+    def excerpt(self, base: rp.Page, site: rp.Site) -> rp.Page | None:
+        """An excerpt that carries its own article's words, or None.
+
+        An excerpt is only cut from an article of at least ``EXCERPT_MIN`` characters,
+        and at least ``EXCERPT_OWN`` of it must be paragraphs that are not common to
+        several base texts (a man page's translator credits and project footer are
+        shared by hundreds of pages: an excerpt of those alone copies all of them
+        equally, so its truth label would be arbitrary)."""
+        if len(base.text) < EXCERPT_MIN:
+            return None
+        for _ in range(5):
+            page = rp.excerpt(self.rng, base, site)
+            paras = rp.paragraphs(page.text)
+            own = sum(len(p) for p in paras if p not in self.common)
+            if own >= EXCERPT_OWN * max(1, sum(len(p) for p in paras)):
+                return page
+        return None
+
+    def add_copy(self, orig: Doc, day: str) -> None:
+        rng = self.rng
+        base = orig.base_page
+        short = len(base.text) < 300
+        if short:
+            kind = "short_text"
+        else:  # excerpts only from long articles, as often as the other kinds overall
+            long_enough = len(base.text) >= EXCERPT_MIN
+            weights = [
+                (1.6 if long_enough else 0.0) if k == "excerpt" else 1.0 for k in rp.LONG_KINDS
+            ]
+            kind = rng.choices(rp.LONG_KINDS, weights=weights)[0]
+        site = rng.choice([s for s in self.sites[base.lang] if s != orig.site])
+        titles = self.titles[base.lang]
+        page = None
+        if kind == "excerpt":
+            page = self.excerpt(base, site)
+            if page is None:
+                kind = rng.choice([k for k in rp.LONG_KINDS if k != "excerpt"])
+        if kind == "exact_mirror":
+            page = orig.page
+            url = f"https://mirror.{site.host}/" + orig.url.split("/", 3)[3]
+        else:
+            if page is None:
+                page = rp.make_copy(kind, rng, base, site, orig.site.name, titles)
+            if page.html is None and rng.random() < self.p_html:
+                page = rp.render_html(rng, page, site, orig.site.name, titles)
+            url = self.url(site, day)
+        i = self.new_id()
+        fetched = self.fetched(day, after=orig.fetched_at)
+        self.docs.append(Doc(i, day, fetched, url, page, kind, None, orig.id, orig.source, site))
+
+
+def write(builder: Builder, out: Path, corpus: Corpus, args: dict, seconds: float) -> dict:
+    out.mkdir(parents=True, exist_ok=True)
+    by_day: dict[str, list[Doc]] = defaultdict(list)
+    for d in builder.docs:
+        by_day[d.day].append(d)
+    rng = random.Random(args["seed"] + 2)
+    for day in builder.days:
+        folder = out / f"dt={day}"
+        folder.mkdir(parents=True, exist_ok=True)
+        for old in folder.glob("part-*.jsonl"):
+            old.unlink()
+        recs = by_day[day]
+        rng.shuffle(recs)  # a crawl's files are not in fetch order
+        for p in range(0, len(recs), PART_SIZE):
+            with (folder / f"part-{p // PART_SIZE:05d}.jsonl").open("w", encoding="utf-8") as fh:
+                for d in recs[p : p + PART_SIZE]:
+                    rec = {"id": d.id, "url": d.url, "title": d.page.title}
+                    if d.page.html is not None:
+                        rec["html"] = d.page.html
+                    else:
+                        rec["content"] = d.page.text
+                    rec["fetched_at"] = d.fetched_at
+                    fh.write(json.dumps(rec, ensure_ascii=False) + "\n")
+    ordered = sorted(builder.docs, key=lambda d: (d.fetched_at, d.id))
+    with (out / "truth.jsonl").open("w", encoding="utf-8") as fh:
+        for d in ordered:
+            row = {
+                "id": d.id,
+                "day": d.day,
+                "cluster": d.cluster,
+                "kind": d.kind,
+                "family": d.family,
+                "lang": d.page.lang,
+                "source": d.source,
+            }
+            fh.write(json.dumps(row, ensure_ascii=False) + "\n")
+    with (out / "hard_negative_pairs.jsonl").open("w", encoding="utf-8") as fh:
+        for a, b, fam in builder.pairs:
+            fh.write(json.dumps({"a": a, "b": b, "family": fam}) + "\n")
+    summary = summarize(builder)
+    manifest = {
+        "generator": "benchmarks.realtext.build",
+        "args": args,
+        "start": START.isoformat(),
+        "days": builder.days,
+        "packages": {s.label: corpus.sources.get(s.label) for s in SOURCES},
+        "corpus": corpus.summary(),
+        "summary": summary,
+        "build_seconds": round(seconds, 1),
+    }
+    (out / "manifest.json").write_text(
+        json.dumps(manifest, ensure_ascii=False, indent=2) + "\n", encoding="utf-8"
+    )
+    return summary
+
+
+def summarize(builder: Builder) -> dict:
+    docs = builder.docs
+    n = len(docs)
+    lens = [len(d.page.text) for d in docs if d.kind == "original"]
+    return {
+        "records": n,
+        "per_day": dict(sorted(Counter(d.day for d in docs).items())),
+        "copies": sum(1 for d in docs if d.kind != "original"),
+        "by_kind": dict(sorted(Counter(d.kind for d in docs).items())),
+        "by_family": dict(sorted(Counter(d.family for d in docs if d.family).items())),
+        "hard_negative_pairs": len(builder.pairs),
+        "hard_negative_pairs_by_family": dict(
+            sorted(Counter(f for _, _, f in builder.pairs).items())
+        ),
+        "lang": dict(sorted(Counter(d.page.lang for d in docs).items())),
+        "html": sum(1 for d in docs if d.page.html is not None),
+        "originals_by_length": {
+            "short (<300)": sum(1 for x in lens if x < 300),
+            "300-999": sum(1 for x in lens if 300 <= x < 1000),
+            "1k-20k": sum(1 for x in lens if 1000 <= x <= 20000),
+            ">20k": sum(1 for x in lens if x > 20000),
+        },
+        "clusters_with_copies": len({d.cluster for d in docs if d.kind != "original"}),
+        "largest_cluster": max(Counter(d.cluster for d in docs).values()),
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--out", type=Path, required=True)
+    ap.add_argument("--days", type=int, default=3)
+    ap.add_argument("--per-day", type=int, default=1600)
+    ap.add_argument("--seed", type=int, default=13)
+    args = ap.parse_args(argv)
+    if args.days < 1 or args.per_day < 50:
+        ap.error("--days must be >= 1 and --per-day >= 50")
+
+    def log(msg: str) -> None:
+        print(f"# {msg}", file=sys.stderr, flush=True)
+
+    t0 = time.perf_counter()
+    corpus = load_corpus(log=log)
+    t_corpus = time.perf_counter() - t0
+    builder = Builder(corpus, args.days, args.per_day, args.seed)
+    builder.build()
+    seconds = time.perf_counter() - t0
+    summary = write(
+        builder,
+        args.out,
+        corpus,
+        {"days": args.days, "per_day": args.per_day, "seed": args.seed},
+        seconds,
+    )
+    total = time.perf_counter() - t0
+    print(f"wrote {summary['records']} records to {args.out} in {total:.1f}s "
+          f"(corpus {t_corpus:.1f}s)")  # fmt: skip
+    print(f"per day: {summary['per_day']}; copies {summary['copies']}; "
+          f"html {summary['html']}; lang {summary['lang']}")  # fmt: skip
+    print("records per kind:")
+    for k, v in summary["by_kind"].items():
+        print(f"  {k:24s} {v:6d}")
+    print("hard-negative records per family / pairs:")
+    for k, v in summary["by_family"].items():
+        print(f"  {k:24s} {v:6d}  pairs {summary['hard_negative_pairs_by_family'].get(k, 0)}")
+    print(f"hard-negative pairs: {summary['hard_negative_pairs']}")
+    print(f"originals by length: {summary['originals_by_length']}")
+    print(f"clusters with copies: {summary['clusters_with_copies']}, "
+          f"largest cluster: {summary['largest_cluster']}")  # fmt: skip
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,780 @@
+"""How other sites repost an article, and the look-alikes that are not copies.
+
+Independent of the product: this module imports nothing from ``crawldedup`` (its tiny
+helpers are its own), so the evaluation set does not inherit the product's notion of
+"the same text". Every function takes a ``random.Random`` and is deterministic for
+its seed.
+
+A page is a title plus text (paragraphs separated by ``\\n``) in a language (``zh`` or
+``en``); an HTML page also carries ``html``. Copy kinds (``COPY_KINDS``) map a page to a
+reposted page; ``render_html`` puts a page into a site's HTML template. Hard negatives
+(``HARD_FAMILIES``) are built by ``with_boilerplate``, ``fill_templates``,
+``with_copyright_tail`` and by the builder (generic titles, near editions, short verse).
+"""
+
+from __future__ import annotations
+
+import html as _html
+import random
+import re
+import unicodedata
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+
+# --------------------------------------------------------------------------- model
+
+
+@dataclass(frozen=True)
+class Page:
+    title: str
+    text: str  # paragraphs separated by "\n"
+    lang: str  # "zh" or "en"
+    html: str | None = None  # set when the record is served as HTML
+
+
+@dataclass(frozen=True)
+class Site:
+    name: str
+    host: str
+    lang: str
+    nav: tuple[str, ...]
+    template: int  # which HTML layout (0..3)
+
+
+ZH_NAV = ("首页", "新闻", "财经", "科技", "教育", "文化", "体育", "健康", "论坛", "专题", "视频")
+EN_NAV = ("Home", "News", "Business", "Tech", "Science", "Culture", "Opinion", "Sports", "About")
+
+_ZH_SITES = (
+    ("山河资讯网", "shanhe-news.cn"),
+    ("云帆科技", "yunfan-tech.com"),
+    ("东方读书频道", "dfdushu.net"),
+    ("星火知识库", "xinghuo-kb.org"),
+    ("青石博客", "qingshi-blog.cn"),
+    ("南山论坛", "nanshan-bbs.com"),
+    ("晨光日报", "chenguang-daily.cn"),
+    ("码农周刊", "manong-weekly.com"),
+    ("江城在线", "jiangcheng-online.cn"),
+    ("开源中文社区", "oss-zh.org"),
+    ("书香文苑", "shuxiang-wenyuan.net"),
+    ("极客文摘", "jike-wenzhai.com"),
+)
+_EN_SITES = (
+    ("The Daily Byte", "dailybyte.example.com"),
+    ("Open Source Weekly", "osweekly.example.org"),
+    ("Riverside Herald", "riversideherald.example.com"),
+    ("Linux Notes", "linuxnotes.example.net"),
+    ("Tech Digest", "techdigest.example.com"),
+    ("The Reading Room", "readingroom.example.org"),
+    ("Developer Journal", "devjournal.example.com"),
+    ("Quiet Corner Blog", "quietcorner.example.net"),
+)
+
+
+def make_sites(rng: random.Random) -> dict[str, list[Site]]:
+    """The sites of each language, each with its navigation and HTML layout."""
+    out: dict[str, list[Site]] = {"zh": [], "en": []}
+    for lang, table, nav in (("zh", _ZH_SITES, ZH_NAV), ("en", _EN_SITES, EN_NAV)):
+        for i, (name, host) in enumerate(table):
+            items = list(nav[1:])
+            rng.shuffle(items)
+            out[lang].append(Site(name, host, lang, (nav[0], *items[: rng.randint(5, 8)]), i % 4))
+    return out
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def paragraphs(text: str) -> list[str]:
+    return [p for p in text.split("\n") if p.strip()]
+
+
+def join(paras: Sequence[str]) -> str:
+    return "\n".join(paras)
+
+
+_SENT_END = re.compile(r"(?<=[。！？!?；])|(?<=[.!?])\s+(?=[A-Z\"'(])")
+
+
+def sentences(text: str) -> list[str]:
+    """Sentences of one paragraph (Chinese end marks, or English ., ! and ? before a capital)."""
+    return [s for s in _SENT_END.split(text) if s and s.strip()]
+
+
+def plain_key(text: str) -> str:
+    """Letters, digits and CJK only, width and case folded: what 'the same words' means here."""
+    t = unicodedata.normalize("NFKC", text).lower()
+    return "".join(ch for ch in t if ch.isalnum())
+
+
+def _date(rng: random.Random, lang: str) -> str:
+    y, m, d = 2026, rng.randint(1, 10), rng.randint(1, 28)
+    return f"{y}年{m}月{d}日" if lang == "zh" else f"{y}-{m:02d}-{d:02d}"
+
+
+def _other(rng: random.Random, sites: Sequence[Site], not_site: Site | None) -> Site:
+    pool = [s for s in sites if s != not_site] or list(sites)
+    return rng.choice(pool)
+
+
+ZH_EDITORS = ("王磊", "李娜", "张伟", "刘洋", "陈静", "杨帆", "赵敏", "黄强", "周婷", "吴昊")
+EN_EDITORS = ("J. Carter", "M. Alvarez", "S. Nakamura", "R. Okafor", "L. Fischer", "A. Novak")
+
+# --------------------------------------------------------------------------- copy kinds
+
+ZH_SOURCE_LINES = (
+    "转载自{src}",
+    "来源：{src}",
+    "本文转载自{src}，版权归原作者所有。",
+    "文章来源：{src}（{date}）",
+    "原文出处：{src}",
+    "【来源：{src}】",
+    "转自 {src} 作者：{editor}",
+)
+EN_SOURCE_LINES = (
+    "Originally published at {src}.",
+    "Source: {src}",
+    "This article first appeared on {src} on {date}.",
+    "Reposted from {src}.",
+    "Via {src} (by {editor})",
+)
+ZH_FOOTERS = (
+    "（责任编辑：{editor}）",
+    "本文来自{src}，转载请注明出处。",
+    "版权声明：本文版权归原作者所有，如有侵权请联系删除。",
+    "【免责声明】本文仅代表作者本人观点，与{site}无关。",
+    "更多精彩内容，请关注{site}。（编辑：{editor}）",
+)
+EN_FOOTERS = (
+    "© 2026 {site}. All rights reserved.",
+    "This article is republished from {src} under a Creative Commons license.",
+    "(Editing by {editor})",
+    "Copyright 2026 {site}. Reprinted with permission.",
+    "Follow {site} for more stories like this.",
+)
+
+
+def _fill(rng: random.Random, line: str, page: Page, site: Site, src: str) -> str:
+    editors = ZH_EDITORS if page.lang == "zh" else EN_EDITORS
+    return line.format(
+        src=src, site=site.name, date=_date(rng, page.lang), editor=rng.choice(editors)
+    )
+
+
+def source_line_text(rng: random.Random, page: Page, site: Site, src: str) -> str:
+    lines = ZH_SOURCE_LINES if page.lang == "zh" else EN_SOURCE_LINES
+    return _fill(rng, rng.choice(lines), page, site, src)
+
+
+def footer_text(rng: random.Random, page: Page, site: Site, src: str) -> str:
+    lines = ZH_FOOTERS if page.lang == "zh" else EN_FOOTERS
+    return _fill(rng, rng.choice(lines), page, site, src)
+
+
+def exact_mirror(rng: random.Random, page: Page, site: Site, src: str = "") -> Page:
+    """The same page, unchanged (the builder serves it from another host)."""
+    return page
+
+
+def source_line(rng: random.Random, page: Page, site: Site, src: str = "") -> Page:
+    return replace(
+        page, text=join([source_line_text(rng, page, site, src or site.name), page.text])
+    )
+
+
+def footer(rng: random.Random, page: Page, site: Site, src: str = "") -> Page:
+    return replace(page, text=join([page.text, footer_text(rng, page, site, src or site.name)]))
+
+
+def source_and_footer(rng: random.Random, page: Page, site: Site, src: str = "") -> Page:
+    return footer(rng, source_line(rng, page, site, src), site, src)
+
+
+ZH_TITLE_PREFIXES = ("", "", "深度｜", "干货：", "重磅！", "收藏：", "一文读懂：")
+EN_TITLE_PREFIXES = ("", "", "Explained: ", "Opinion: ", "Must read: ", "Guide: ")
+
+
+def new_title(rng: random.Random, page: Page) -> str:
+    """A headline cut from one of the article's sentences."""
+    sents = [s.strip() for p in paragraphs(page.text) for s in sentences(p) if len(s.strip()) > 6]
+    base = rng.choice(sents) if sents else page.text[:30]
+    if page.lang == "zh":
+        base = re.split(r"[，。！？；：,.!?;:]", base)[0] or base
+        head = base[: rng.randint(8, 24)]
+        return rng.choice(ZH_TITLE_PREFIXES) + head
+    words = base.split()
+    head = " ".join(words[: rng.randint(4, 10)]).rstrip(",.;:")
+    return rng.choice(EN_TITLE_PREFIXES) + head[:1].upper() + head[1:]
+
+
+def new_title_and_both(rng: random.Random, page: Page, site: Site, src: str = "") -> Page:
+    return replace(source_and_footer(rng, page, site, src), title=new_title(rng, page))
+
+
+ZH_DECOR = (
+    "【转】{t}",
+    "「原创」{t}",
+    "{t} - {site}",
+    "Re: {t}",
+    "[转载]{t}",
+    "{t}_{site}",
+    "{t}（转）",
+)
+EN_DECOR = ("{t} - {site}", "Re: {t}", "[Repost] {t}", "{t} | {site}", "Fwd: {t}")
+
+
+def title_decoration(rng: random.Random, page: Page, site: Site, src: str = "") -> Page:
+    forms = ZH_DECOR if page.lang == "zh" else EN_DECOR
+    return replace(page, title=rng.choice(forms).format(t=page.title, site=site.name))
+
+
+def nav_lines(rng: random.Random, site: Site) -> list[str]:
+    sep = rng.choice((" | ", " · ", "  "))
+    here = rng.choice(site.nav[1:])
+    if site.lang == "zh":
+        return [
+            f"{site.name} {sep.join(site.nav)}",
+            "登录 | 注册 | 投稿 | 手机版 | 网站地图",
+            f"当前位置：首页 > {here} > 正文",
+        ]
+    return [
+        f"{site.name}{sep}{sep.join(site.nav)}",
+        "Sign in | Subscribe | Newsletter | Contact",
+        f"You are here: Home > {here} > Article",
+    ]
+
+
+def link_block(rng: random.Random, site: Site, heading: str, titles: Sequence[str]) -> list[str]:
+    picks = rng.sample(list(titles), min(len(titles), rng.randint(4, 6))) if titles else []
+    return [heading, *(f"· {t}" for t in picks)]
+
+
+def site_boilerplate(
+    rng: random.Random, page: Page, site: Site, src: str = "", titles: Sequence[str] = ()
+) -> Page:
+    """The article inside the site's navigation, related-links and hot-articles blocks."""
+    zh = page.lang == "zh"
+    top = nav_lines(rng, site)
+    bottom = link_block(rng, site, "相关文章" if zh else "Related articles", titles)
+    bottom += link_block(rng, site, "热门文章" if zh else "Most read", titles)
+    bottom.append("分享到：微博 微信 QQ空间" if zh else "Share: Twitter Facebook Email")
+    bottom.append(
+        f"Copyright © 2026 {site.name} 版权所有" if zh else f"Copyright © 2026 {site.name}"
+    )
+    return replace(page, text=join([*top, page.text, *bottom]))
+
+
+_TEMPLATES = (
+    # 0: header + nav, article, sidebar, related, footer
+    (
+        '<!DOCTYPE html>\n<html lang="{lang}"><head><meta charset="utf-8">'
+        "<title>{htitle}</title></head>\n<body>\n"
+        '<header><div class="logo"><a href="/">{site}</a></div>\n'
+        "<nav><ul>{nav}</ul></nav></header>\n"
+        '<div class="container"><main>\n<article>\n<h1>{title}</h1>\n'
+        '<div class="meta">{date} {srcl}</div>\n{body}\n</article>\n</main>\n'
+        '<aside class="sidebar"><h3>{hot}</h3><ul>{hotlinks}</ul></aside></div>\n'
+        '<section class="related"><h3>{rel}</h3><ul>{rellinks}</ul></section>\n'
+        "<footer><p>{copy}</p><p>{footnav}</p></footer>\n</body></html>\n"
+    ),
+    # 1: old table-free portal with div ids
+    (
+        '<html><head><meta http-equiv="Content-Type" content="text/html; charset=utf-8">'
+        "<title>{htitle}</title></head><body>\n"
+        '<div id="top"><span class="site">{site}</span> <div id="menu">{navp}</div></div>\n'
+        '<div id="crumb">{crumb}</div>\n<div id="main"><div id="left">\n'
+        '<h1 class="title">{title}</h1><div class="info">{date} {srcl}</div>\n'
+        '<div id="content" class="article-content">\n{body}\n</div>\n'
+        '<div class="relate"><b>{rel}</b><ul>{rellinks}</ul></div></div>\n'
+        '<div id="right"><div class="box"><b>{hot}</b><ul>{hotlinks}</ul></div></div></div>\n'
+        '<div id="footer">{copy}<br>{footnav}</div></body></html>\n'
+    ),
+    # 2: blog
+    (
+        '<!doctype html><html lang="{lang}"><head><meta charset="utf-8"><title>{htitle}</title>'
+        '<meta name="description" content="{desc}"></head><body class="post">\n'
+        '<div class="site-header"><h2 class="site-title">{site}</h2>'
+        '<ul class="menu">{nav}</ul></div>\n'
+        '<div class="wrap"><div class="post-body">\n<h1 class="entry-title">{title}</h1>\n'
+        '<p class="byline">{date}</p>\n<div class="entry-content">\n{body}\n</div>\n'
+        '<div class="tags">{srcl}</div></div>\n'
+        '<div class="widget"><h4>{hot}</h4><ul>{hotlinks}</ul></div>\n'
+        '<div class="widget"><h4>{rel}</h4><ul>{rellinks}</ul></div></div>\n'
+        '<div class="site-footer">{copy} · {footnav}</div></body></html>\n'
+    ),
+    # 3: forum thread
+    (
+        '<html><head><meta charset="utf-8"><title>{htitle}</title></head><body>\n'
+        '<div class="bbs-head">{site} <span class="links">{navp}</span></div>\n'
+        '<div class="bbs-crumb">{crumb}</div>\n<table class="thread"><tr><td class="author">'
+        '{date}</td><td class="post">\n<h1>{title}</h1>\n<div class="postbody">\n{body}\n'
+        "</div></td></tr></table>\n"
+        '<div class="bbs-side"><p>{hot}</p><ul>{hotlinks}</ul>'
+        "<p>{rel}</p><ul>{rellinks}</ul></div>\n"
+        '<div class="bbs-foot">{copy} {footnav}</div></body></html>\n'
+    ),
+)
+
+
+def render_html(
+    rng: random.Random,
+    page: Page,
+    site: Site,
+    src: str = "",
+    titles: Sequence[str] = (),
+    with_meta: bool = True,
+) -> Page:
+    """The page in the site's HTML layout: header, navigation, sidebar, related links,
+    footer; the article's paragraphs as ``<p>`` inside ``<article>`` or a content div."""
+    zh = page.lang == "zh"
+    esc = _html.escape
+
+    def links(k: int) -> str:
+        picks = rng.sample(list(titles), min(len(titles), k)) if titles else []
+        return "".join(
+            f'<li><a href="/a/{rng.randint(10000, 99999)}.html">{esc(t)}</a></li>' for t in picks
+        )
+
+    nav = "".join(f'<li><a href="/{i}/">{esc(n)}</a></li>' for i, n in enumerate(site.nav))
+    navp = " | ".join(f'<a href="/{i}/">{esc(n)}</a>' for i, n in enumerate(site.nav))
+    body = "\n".join(f"<p>{esc(p)}</p>" for p in paragraphs(page.text))
+    srcl = ""
+    if with_meta:
+        srcl = f"来源：{esc(src or site.name)}" if zh else f"Source: {esc(src or site.name)}"
+    here = rng.choice(site.nav[1:])
+    fields = {
+        "lang": "zh-CN" if zh else "en",
+        "htitle": esc(f"{page.title} - {site.name}" if rng.random() < 0.7 else page.title),
+        "title": esc(page.title),
+        "site": esc(site.name),
+        "nav": nav,
+        "navp": navp,
+        "crumb": esc(f"首页 > {here} > 正文" if zh else f"Home > {here} > Article"),
+        "date": esc(_date(rng, page.lang)),
+        "srcl": srcl,
+        "body": body,
+        "hot": "热门文章" if zh else "Most read",
+        "rel": "相关阅读" if zh else "Related",
+        "hotlinks": links(rng.randint(4, 7)),
+        "rellinks": links(rng.randint(3, 6)),
+        "copy": esc(
+            f"Copyright © 2026 {site.name} 版权所有 京ICP备{rng.randint(10000000, 99999999)}号"
+            if zh
+            else f"Copyright © 2026 {site.name}. All rights reserved."
+        ),
+        "footnav": esc(
+            "关于我们 | 联系我们 | 广告服务 | 隐私政策"
+            if zh
+            else "About | Contact | Privacy | Terms"
+        ),
+        "desc": esc(page.text[:80]),
+    }
+    return replace(page, html=_TEMPLATES[site.template % len(_TEMPLATES)].format(**fields))
+
+
+def rerender_html(
+    rng: random.Random, page: Page, site: Site, src: str = "", titles: Sequence[str] = ()
+) -> Page:
+    """The article as another site's HTML page (the builder passes the copying site)."""
+    return render_html(rng, replace(page, html=None), site, src, titles)
+
+
+_TO_ASCII_PUNCT = str.maketrans(
+    {"，": ",", "。": ".", "；": ";", "：": ":", "！": "!", "？": "?", "（": "(", "）": ")",
+     "“": '"', "”": '"', "‘": "'", "’": "'", "、": ","}
+)  # fmt: skip
+_TO_CJK_PUNCT = str.maketrans(
+    {",": "，", ";": "；", ":": "：", "!": "！", "?": "？", "(": "（", ")": "）"}
+)
+
+
+def to_fullwidth(text: str, share: float, rng: random.Random) -> str:
+    out = []
+    for ch in text:
+        if ch.isascii() and ch.isalnum() and rng.random() < share:
+            out.append(chr(ord(ch) + 0xFEE0))
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+def to_halfwidth(text: str) -> str:
+    return "".join(
+        chr(ord(ch) - 0xFEE0) if 0xFF01 <= ord(ch) <= 0xFF5E else ch for ch in text
+    ).replace("\u3000", " ")
+
+
+def extra_spaces(text: str, rng: random.Random, share: float = 0.05) -> str:
+    out = []
+    for ch in text:
+        out.append(ch)
+        if ch != "\n" and rng.random() < share:
+            out.append(rng.choice((" ", "  ", "\u3000")))
+    return "".join(out)
+
+
+def rebreak(text: str, rng: random.Random, lang: str = "zh") -> str:
+    """Line breaks changed: paragraphs merged pairwise, split at a sentence, or doubled."""
+    paras = paragraphs(text)
+    how = rng.randrange(3)
+    if how == 0 and len(paras) > 1:
+        merged = []
+        for i in range(0, len(paras), 2):
+            merged.append(("" if lang == "zh" else " ").join(paras[i : i + 2]))
+        return join(merged)
+    if how == 1:
+        out = []
+        for p in paras:
+            s = sentences(p)
+            out.extend(s if len(s) > 1 and rng.random() < 0.5 else [p])
+        return join(x.strip() for x in out)
+    return "\n\n".join(paras)
+
+
+def whitespace_punct_width(rng: random.Random, page: Page, site: Site, src: str = "") -> Page:
+    """Full-/half-width swaps, extra spaces, line-break changes, punctuation swaps."""
+    text = page.text
+    ops = rng.sample(range(4), rng.randint(2, 4))
+    for op in ops:
+        if op == 0:
+            text = to_fullwidth(text, rng.uniform(0.3, 1.0), rng)
+        elif op == 1:
+            text = text.translate(_TO_ASCII_PUNCT if page.lang == "zh" else _TO_CJK_PUNCT)
+        elif op == 2:
+            text = extra_spaces(text, rng)
+        else:
+            text = rebreak(text, rng, page.lang)
+    return replace(page, text=text)
+
+
+ZH_SWAPS = {
+    "可以": "能够", "因为": "由于", "但是": "不过", "所以": "因此", "如果": "假如",
+    "非常": "十分", "已经": "早已", "进行": "开展", "使用": "采用", "需要": "须要",
+    "这个": "此", "目录": "文件夹", "命令": "指令", "用户": "使用者", "文件": "档案",
+}  # fmt: skip
+EN_SWAPS = {
+    "use": "employ", "large": "big", "small": "little", "show": "display", "start": "begin",
+    "help": "assist", "often": "frequently", "however": "but", "many": "numerous",
+    "need": "require", "make": "create", "simple": "easy", "example": "instance",
+}  # fmt: skip
+ZH_ADDED = ("编者注：本文有删节。", "以上内容仅供参考。", "欢迎读者留言讨论。")
+EN_ADDED = ("Editor's note: this article has been lightly edited.", "Comments are welcome.")
+
+
+def small_edits(rng: random.Random, page: Page, site: Site, src: str = "") -> Page:
+    """A few words replaced, and a sentence dropped or added."""
+    paras = paragraphs(page.text)
+    zh = page.lang == "zh"
+    swaps = ZH_SWAPS if zh else EN_SWAPS
+    n_edits = rng.randint(1, 3)
+    done = 0
+    order = list(range(len(paras)))
+    rng.shuffle(order)
+    for i in order:
+        if done >= n_edits:
+            break
+        for a, b in swaps.items():
+            pat = re.compile(re.escape(a) if zh else rf"\b{re.escape(a)}\b")
+            if pat.search(paras[i]):
+                paras[i] = pat.sub(b, paras[i], count=1)
+                done += 1
+                break
+    while done < n_edits and paras:  # fall back: one character or word replaced
+        i = rng.randrange(len(paras))
+        p = paras[i]
+        if zh:
+            idx = [k for k, ch in enumerate(p) if "\u4e00" <= ch <= "\u9fff"]
+            if idx:
+                k = rng.choice(idx)
+                paras[i] = p[:k] + rng.choice("的一是在了有和人这中大为上个国我以要他") + p[k + 1 :]
+        else:
+            words = p.split(" ")
+            if len(words) > 3:
+                del words[rng.randrange(len(words))]
+                paras[i] = " ".join(words)
+        done += 1
+    sent_counts = [len(sentences(p)) for p in paras]
+    if rng.random() < 0.5 and sum(sent_counts) >= 4:
+        i = rng.choice([k for k, c in enumerate(sent_counts) if c >= 2] or [0])
+        s = sentences(paras[i])
+        if len(s) >= 2:
+            del s[rng.randrange(len(s))]
+            paras[i] = ("" if zh else " ").join(x.strip() for x in s)
+    else:
+        paras.insert(rng.randint(1, max(1, len(paras))), rng.choice(ZH_ADDED if zh else EN_ADDED))
+    return replace(page, text=join(paras))
+
+
+def excerpt(rng: random.Random, page: Page, site: Site, src: str = "") -> Page:
+    """30–70 % of the article: contiguous paragraphs (or sentences, or characters)."""
+    total = len(page.text)
+    lo, hi = 0.3 * total, 0.7 * total
+
+    def pick(units: list[str], sep: str) -> str | None:
+        starts = list(range(len(units)))
+        rng.shuffle(starts)
+        for a in starts:
+            size = -len(sep)
+            for b in range(a, len(units)):
+                size += len(units[b]) + len(sep)
+                if size > hi:
+                    break
+                if size >= lo:
+                    return sep.join(units[a : b + 1])
+        return None
+
+    paras = paragraphs(page.text)
+    got = None
+    if rng.random() < 0.5:  # a lead: the first paragraphs, as quoting sites mostly take
+        size = -1
+        for b, p in enumerate(paras):
+            size += len(p) + 1
+            if size > hi:
+                break
+            if size >= lo:
+                got = join(paras[: b + 1])
+                break
+    got = got or pick(paras, "\n")
+    if got is None:
+        sents = [s for p in paras for s in sentences(p)]
+        got = pick(sents, "" if page.lang == "zh" else " ")
+    if got is None:  # one long run of text: a contiguous slice of characters
+        n = int(total * rng.uniform(0.35, 0.65))
+        a = rng.randint(0, total - n)
+        got = page.text[a : a + n]
+    return replace(page, text=got)
+
+
+def short_text(
+    rng: random.Random, page: Page, site: Site, src: str = "", titles: Sequence[str] = ()
+) -> Page:
+    """A verse or notice under 300 characters, copied with a source line or as HTML."""
+    if rng.random() < 0.5:
+        zh = page.lang == "zh"
+        line = source_line_text(rng, page, site, src or site.name)
+        if rng.random() < 0.5:
+            return replace(page, text=join([line, page.text]))
+        tail = f"——摘自{src or site.name}" if zh else f"— from {src or site.name}"
+        return replace(page, text=join([page.text, tail]))
+    return render_html(rng, page, site, src, titles)
+
+
+CopyFn = Callable[..., Page]
+COPY_KINDS: dict[str, CopyFn] = {
+    "exact_mirror": exact_mirror,
+    "source_line": source_line,
+    "footer": footer,
+    "source_and_footer": source_and_footer,
+    "new_title_and_both": new_title_and_both,
+    "title_decoration": title_decoration,
+    "site_boilerplate": site_boilerplate,
+    "rerender_html": rerender_html,
+    "whitespace_punct_width": whitespace_punct_width,
+    "small_edits": small_edits,
+    "excerpt": excerpt,
+    "short_text": short_text,
+}
+LONG_KINDS = tuple(k for k in COPY_KINDS if k != "short_text")
+TAKES_TITLES = {"site_boilerplate", "rerender_html", "short_text"}
+
+
+def make_copy(
+    kind: str, rng: random.Random, page: Page, site: Site, src: str, titles: Sequence[str]
+) -> Page:
+    fn = COPY_KINDS[kind]
+    if kind in TAKES_TITLES:
+        return fn(rng, page, site, src, titles)
+    return fn(rng, page, site, src)
+
+
+# --------------------------------------------------------------------------- hard negatives
+
+HARD_FAMILIES = (
+    "shared_boilerplate",
+    "same_template_fill",
+    "generic_title",
+    "near_editions",
+    "same_copyright_tail",
+    "short_verse",
+)
+
+ZH_ABOUT = (
+    "{site}是一家专注于原创内容的综合性网站，创办于{year}年，致力于为读者提供及时、准确、有深度的资讯服务。",
+    "本站内容涵盖新闻、科技、文化、教育、生活等多个领域，每日更新上千条信息，日均访问量超过{n}万人次。",
+    "我们坚持“内容为王、读者第一”的理念，汇聚了一批经验丰富的编辑和特约撰稿人。",
+    "欢迎广大读者投稿，来稿请注明真实姓名和联系方式，一经采用即付稿酬。",
+    "如需转载本站原创文章，请事先与编辑部取得联系，并在显著位置注明出处。",
+    "本站所载文章、数据仅供参考，使用前请核实，风险自负。",
+    "广告合作请致电{phone}，或发送邮件至ad@{host}。",
+    "违法和不良信息举报电话：{phone}，举报邮箱：jubao@{host}。",
+)
+EN_ABOUT = (
+    "{site} is an independent publication founded in {year}, covering technology, "
+    "science and culture for curious readers.",
+    "Our newsroom publishes dozens of stories every day and reaches more than "
+    "{n}0,000 readers each month.",
+    "We believe in accurate reporting, clear writing and respect for our readers' time.",
+    "Submissions are welcome; please include your full name and a way to reach you.",
+    "To republish one of our original articles, contact the editors first and credit "
+    "{site} prominently.",
+    "Articles and data on this site are for information only and should be verified before use.",
+    "For advertising, call {phone} or write to ads@{host}.",
+    "Report an error or abuse at corrections@{host}; we review every message.",
+)
+
+
+def boilerplate_block(rng: random.Random, site: Site, min_chars: int = 300) -> str:
+    """A long site block (navigation, about text, contact) of several hundred characters."""
+    lines = nav_lines(rng, site)
+    about = list(ZH_ABOUT if site.lang == "zh" else EN_ABOUT)
+    rng.shuffle(about)
+    phone = f"010-{rng.randint(60000000, 89999999)}"
+    fill = {"site": site.name, "host": site.host, "year": rng.randint(1998, 2015),
+            "n": rng.randint(10, 99), "phone": phone}  # fmt: skip
+    text = join(lines)
+    for s in about:
+        if len(text) >= min_chars + rng.randint(0, 300):
+            break
+        text += "\n" + s.format(**fill)
+    return text
+
+
+def with_boilerplate(page: Page, block: str, at_top: bool) -> Page:
+    return replace(page, text=join([block, page.text] if at_top else [page.text, block]))
+
+
+ZH_COPYRIGHT = (
+    "版权声明：凡本网注明“来源：{site}”的所有作品，版权均属于{site}，未经本网授权不得转载、摘编或利用其它方式使用上述作品。"
+    "已经本网授权使用作品的，应在授权范围内使用，并注明“来源：{site}”。违反上述声明者，本网将追究其相关法律责任。"
+    "凡本网注明“来源：XXX（非本网）”的作品，均转载自其它媒体，转载目的在于传递更多信息，并不代表本网赞同其观点和对其真实性负责。"
+    "如因作品内容、版权和其它问题需要同本网联系的，请在作品发表之日起30日内进行。联系电话：{phone}。"
+)
+EN_COPYRIGHT = (
+    "Copyright © 2026 {site}. All rights reserved. This material may not be published, "
+    "broadcast, rewritten or redistributed in whole or in part without the express written "
+    "permission of {site}. Articles marked as coming from other sources are reproduced to "
+    "share information and do not imply endorsement of their views or verification of their "
+    "accuracy. If you believe any content on this site infringes your rights, contact the "
+    "editors at legal@{host} within 30 days of publication and we will respond promptly."
+)
+
+
+def copyright_tail(rng: random.Random, site: Site) -> str:
+    form = ZH_COPYRIGHT if site.lang == "zh" else EN_COPYRIGHT
+    return form.format(
+        site=site.name, host=site.host, phone=f"010-{rng.randint(60000000, 89999999)}"
+    )
+
+
+def with_copyright_tail(page: Page, tail: str) -> Page:
+    return replace(page, text=join([page.text, tail]))
+
+
+ZH_NOTICE_TEMPLATES = (
+    (
+        "关于{place}停水的通知",
+        "因{reason}，{date}{hour}时起，{place}{area}将暂停供水，预计{n}小时后恢复供水。"
+        "请广大居民提前做好储水准备，由此带来的不便敬请谅解。特此通知。\n{org}\n{date2}",
+    ),
+    (
+        "{project}中标公告",
+        "{org}{project}项目经评标委员会评审，现确定{company}为中标单位，中标金额{amount}万元。"
+        "公示期为{n}日，自{date}至{date2}。如有异议，请在公示期内联系{name}，电话{phone}。",
+    ),
+    (
+        "{holiday}放假通知",
+        "各部门：根据国务院办公厅通知精神，结合本单位实际，现将{holiday}放假安排通知如下："
+        "{date}至{date2}放假调休，共{n}天。放假期间请做好安全防范工作。\n{org}办公室",
+    ),
+    (
+        "{company}招聘启事",
+        "{company}因业务发展需要，现面向社会招聘{post}{n}名。要求本科及以上学历，"
+        "具有相关工作经验者优先，待遇面议。有意者请于{date}前将简历发送至hr@{mail}，联系人：{name}。",
+    ),
+    (
+        "关于召开{meeting}的通知",
+        "各位{who}：定于{date}{hour}时在{place}召开{meeting}，请准时参加，不得无故缺席。"
+        "如有特殊情况请提前向{name}请假，联系电话{phone}。\n{org}\n{date2}",
+    ),
+)
+EN_NOTICE_TEMPLATES = (
+    (
+        "Notice of water service interruption",
+        "Due to {reason_en}, water service on {street} between {a} and {b} will be "
+        "interrupted on {date_en} from {hour}:00 for about {n} hours. Residents are advised to "
+        "store water in advance. We apologize for the inconvenience.\n{org_en}",
+    ),
+    (
+        "Notice of public hearing",
+        "The {org_en} will hold a public hearing on {date_en} at {hour}:00 in {room} to "
+        "consider {topic}. Residents may comment in person or in writing to {name_en} before "
+        "the hearing.",
+    ),
+    (
+        "Contract award notice",
+        "The {org_en} has awarded the contract for {project_en} to {company_en} in the amount "
+        "of ${amount},000. Bidders may request a debriefing within {n} days by contacting "
+        "{name_en} at {phone}.",
+    ),
+    (
+        "Road closure: {street}",
+        "{street} will be closed to through traffic between {a} and {b} from {date_en} to "
+        "{date2_en} for {reason_en}. Detours will be posted. Questions: {name_en}, {phone}.",
+    ),
+)
+_FILL = {
+    "place": ("朝阳小区", "滨江花园", "幸福里社区", "东湖新村", "光明街道", "西山苑", "建设路片区"),
+    "area": ("1至6号楼", "全部楼栋", "南区", "北区高层"),
+    "reason": ("供水管道抢修", "二次供水设备维护", "市政管网改造", "水箱清洗消毒"),
+    "org": ("市自来水公司", "区住房和城乡建设局", "市第一中学", "某某大学后勤处", "街道办事处"),
+    "project": ("校园网络升级改造", "办公楼外墙翻新", "道路照明节能改造", "食堂设备采购"),
+    "company": ("华信工程有限公司", "远景科技股份有限公司", "宏达建设集团", "蓝天信息技术有限公司"),
+    "name": ("王老师", "李先生", "张女士", "刘主任", "陈经理", "赵科长"),
+    "holiday": ("国庆节", "春节", "清明节", "劳动节", "端午节", "中秋节"),
+    "post": ("软件工程师", "行政助理", "销售代表", "会计", "数据分析师"),
+    "meeting": ("年度工作总结会", "安全生产专题会议", "家长会", "教职工大会"),
+    "who": ("同事", "老师", "家长", "委员"),
+    "mail": ("huaxin.cn", "yuanjing.com", "hongda.cn", "lantian.net"),
+    "reason_en": ("main repairs", "valve replacement", "pipeline upgrades", "tank cleaning"),
+    "street": ("Maple Street", "Oak Avenue", "River Road", "5th Street", "Hill Drive"),
+    "a": ("1st Avenue", "Pine Street", "the bridge", "Elm Street"),
+    "b": ("Cedar Lane", "Park Road", "the school", "Main Street"),
+    "org_en": ("City Water Department", "County Planning Board", "Town Council", "Parks Office"),
+    "room": ("City Hall, Room 201", "the Public Library", "Council Chambers"),
+    "topic": ("the proposed zoning change", "the 2027 budget", "a new bike lane", "park hours"),
+    "project_en": ("roof repairs at the library", "street lighting", "school buses"),
+    "company_en": ("Acme Builders Inc.", "Northwind Services LLC", "Bluewater Co."),
+    "name_en": ("Ms. Lee", "Mr. Patel", "Dr. Gomez", "Ms. Brown"),
+}
+
+
+def fill_templates(rng: random.Random, lang: str, n: int) -> list[Page]:
+    """One notice template, ``n`` times with different names, dates, amounts, places."""
+    title_t, body_t = rng.choice(ZH_NOTICE_TEMPLATES if lang == "zh" else EN_NOTICE_TEMPLATES)
+    pages: list[Page] = []
+    seen: set[str] = set()
+    while len(pages) < n:
+        fill = {k: rng.choice(v) for k, v in _FILL.items()}
+        fill.update(
+            date=_date(rng, "zh"),
+            date2=_date(rng, "zh"),
+            date_en=_date(rng, "en"),
+            date2_en=_date(rng, "en"),
+            hour=rng.randint(7, 20),
+            n=rng.randint(2, 12),
+            amount=rng.randint(12, 980),
+            phone=f"0{rng.randint(10, 99)}-{rng.randint(60000000, 89999999)}",
+        )
+        page = Page(title_t.format(**fill), body_t.format(**fill), lang)
+        if page.text in seen:
+            continue
+        seen.add(page.text)
+        pages.append(page)
+    return pages
+
+
+ZH_GENERIC_TITLES = ("公告", "通知", "新闻", "无标题", "说明", "转载", "资讯", "最新动态")
+EN_GENERIC_TITLES = ("Untitled", "News", "Notice", "Home", "Article", "Update", "Announcement")
+
+
+def generic_title(rng: random.Random, lang: str) -> str:
+    return rng.choice(ZH_GENERIC_TITLES if lang == "zh" else EN_GENERIC_TITLES)
