@@ -134,7 +134,9 @@ _MAIN = 8  # <main>, role=main, itemprop=articleBody: the page's one content are
 class CleanPage:
     """A page with its template removed, and the template's text for comparisons."""
 
-    root: Any  # the cleaned <body> (an lxml element)
+    root: Any  # the page's <body> (an lxml element); removed elements stay in the tree
+    removed: set[Any] = field(default_factory=set)  # skipped, with everything inside
+    order: list[Any] = field(default_factory=list)  # elements left, document order
     chars: dict[Any, int] = field(default_factory=dict)  # non-space characters per element
     links: dict[Any, int] = field(default_factory=dict)  # of which inside <a>
     content: list[Any] = field(default_factory=list)  # content containers, document order
@@ -145,12 +147,16 @@ class CleanPage:
         """Non-space characters of an element outside links."""
         return self.chars.get(el, 0) - self.links.get(el, 0)
 
+    def lines(self, el: Any) -> list[str]:
+        """The lines of an element's text that is left."""
+        return text_lines(el, self.removed)
+
     def is_template_line(self, norm: str) -> bool:
         """A normalized line that occurs in what was removed and nowhere in what is left."""
         if not norm or norm not in self.removed_lines:
             return False
         if self._kept is None:
-            self._kept = {normalize_text(line) for line in text_lines(self.root)}
+            self._kept = {normalize_text(line) for line in self.lines(self.root)}
         return norm not in self._kept
 
 
@@ -202,8 +208,11 @@ def _is_hidden(el: Any) -> bool:
     return el.get("hidden") is not None or bool(_HIDDEN_STYLE.search(el.get("style") or ""))
 
 
-def text_lines(root: Any) -> list[str]:
-    """The text of an element, one line per block and per ``<br>``, spaces collapsed."""
+def text_lines(root: Any, skip: set[Any] | frozenset[Any] = frozenset()) -> list[str]:
+    """The text of an element, one line per block and per ``<br>``, spaces collapsed.
+
+    Elements in ``skip`` are left out with their content (their tail text stays).
+    """
     pieces: list[str] = []
     in_pre = 0
     stack: list[tuple[Any, bool]] = [(root, False)]
@@ -220,6 +229,9 @@ def text_lines(root: Any) -> list[str]:
             continue
         if tag == "br" or tag in _BLOCK_TAGS:
             pieces.append("\n")
+        if el in skip:
+            stack.append((el, True))
+            continue
         if tag == "pre":
             in_pre += 1
         if el.text and tag:
@@ -230,23 +242,27 @@ def text_lines(root: Any) -> list[str]:
     return [line for line in lines if line]
 
 
-def _remember(el: Any, into: set[str]) -> None:
-    """Adds the normalized lines and link texts of a removed element to ``into``."""
-    into.update(normalize_text(line) for line in text_lines(el))
-    into.update(normalize_text(a.text_content()) for a in el.iter("a"))
+def _remove(el: Any, page: CleanPage, remember: bool = True) -> None:
+    """Marks an element removed, its normalized lines and link texts remembered.
 
-
-def _remove(el: Any) -> None:
-    """Removes an element, keeping its tail text in place."""
-    if el.getparent() is not None:
-        el.drop_tree()
+    Removed elements stay in the tree, skipped: detaching 100,000 of them costs lxml
+    quadratic time (every freed proxy of a detached subtree scans that subtree).
+    """
+    if remember:
+        into = page.removed_lines
+        into.update(normalize_text(line) for line in page.lines(el))
+        stack = [el]
+        while stack:  # the outermost links only: broken markup nests <a> in <a> in <a>...
+            node = stack.pop()
+            if _tag(node) == "a":
+                into.add(normalize_text(" ".join(page.lines(node))))
+            elif node is el or node not in page.removed:
+                stack.extend(node)
+    page.removed.add(el)
 
 
 def clean_page(tree: Any) -> CleanPage | None:
-    """The page's body without template (see the module docstring), or None if empty.
-
-    Changes ``tree``: pass a tree of its own (``trafilatura.load_html(html)``).
-    """
+    """The page's body without template (see the module docstring), or None if empty."""
     body = tree.find(".//body")
     root = body if body is not None else tree
     if root is None:
@@ -256,54 +272,70 @@ def clean_page(tree: Any) -> CleanPage | None:
     protected = _protected(root, kinds)
     # Pre-order, not descending into what is removed: non-text elements, hidden ones,
     # then template elements, outermost first.
+    order = [root]
     stack = list(reversed(root))
     while stack:
         el = stack.pop()
         tag = _tag(el)
-        if not tag or tag in _DROP_TAGS or _is_hidden(el):
-            _remove(el)
+        if not tag:
+            continue  # a comment: its tail is text, it has none
+        if tag in _DROP_TAGS or _is_hidden(el):
+            _remove(el, page, remember=False)
         elif kinds[el] & _TEMPLATE and el not in protected:
-            _remember(el, page.removed_lines)
-            _remove(el)
+            _remove(el, page)
         else:
+            order.append(el)
             stack.extend(reversed(el))
     # Bottom-up: children before parents, so a wrapper is judged on what is left in it.
     holds_content: set[Any] = set()
-    content: list[Any] = []
-    for el in reversed(list(root.iter())):
+    notices: set[Any] = set()  # elements with a copyright or licence line in their text
+    chars_of, links_of = page.chars, page.links
+    for el in reversed(order):
         tag = _tag(el)
-        kind = kinds.get(el, 0)
+        kind = kinds[el]
         chars, links = _nonspace(el.text), 0
+        notice = bool(el.text) and _COPYRIGHT.search(el.text) is not None
         # Around a content container that is kept nothing is judged by its links: the
         # container's own text decides (a short poem among many inline links).
         exempt = bool(kind & _STRONG)
         for child in el:
-            chars += page.chars.get(child, 0) + _nonspace(child.tail)
-            links += page.links.get(child, 0)
-            exempt = exempt or child in holds_content
+            tail = child.tail
+            if tail:
+                chars += _nonspace(tail)
+                notice = notice or _COPYRIGHT.search(tail) is not None
+            if child in chars_of:
+                chars += chars_of[child]
+                links += links_of[child]
+                notice = notice or child in notices
+                exempt = exempt or child in holds_content
         if tag == "a":
             links = chars
-        if el is not root and not exempt and _is_boilerplate(el, tag, chars, links):
-            _remember(el, page.removed_lines)
-            _remove(el)
+        if el is not root and not exempt and _is_boilerplate(tag, chars, links, notice):
+            _remove(el, page)
             continue
-        page.chars[el], page.links[el] = chars, links
+        chars_of[el], links_of[el] = chars, links
+        if notice:
+            notices.add(el)
         if exempt or kind & _CONTENT:
             holds_content.add(el)
-        if kind & _CONTENT and chars > links:
-            content.append(el)
-    page.content = content[::-1]
+    # What is left, in document order (elements inside a removed block are not).
+    stack = [root]
+    while stack:
+        el = stack.pop()
+        page.order.append(el)
+        stack.extend(c for c in reversed(el) if c in chars_of and c not in page.removed)
+    page.content = [el for el in page.order if kinds[el] & _CONTENT and chars_of[el] > links_of[el]]
     page.removed_lines.discard("")
     return page
 
 
-def _is_boilerplate(el: Any, tag: str, chars: int, links: int) -> bool:
+def _is_boilerplate(tag: str, chars: int, links: int, notice: bool) -> bool:
     """A block of mostly link text, or a small one with a copyright or licence line."""
     if tag not in _LINK_CHECKED:
         return False
     if links and links > (_LINK_DENSE_PARAGRAPH if tag in _PARAGRAPHS else _LINK_DENSE) * chars:
         return True
-    return 0 < chars <= _COPYRIGHT_MAX_CHARS and bool(_COPYRIGHT.search(el.text_content()))
+    return notice and 0 < chars <= _COPYRIGHT_MAX_CHARS
 
 
 def _protected(root: Any, kinds: dict[Any, int]) -> set[Any]:
@@ -328,22 +360,33 @@ def _protected(root: Any, kinds: dict[Any, int]) -> set[Any]:
     protected = {el for el in wrappers if kinds.get(el, 0) & _TEMPLATE}
     candidates = [el for el in holders - wrappers if kinds.get(el, 0) & _TEMPLATE]
     if candidates:
-        half = _nonspace(root.text_content()) / 2
+        sizes = _text_sizes(root)
+        half = sizes[root] / 2
         for el in candidates:
-            if _tag(el) not in _LAYOUT_TAGS and _nonspace(el.text_content()) >= half:
+            if _tag(el) not in _LAYOUT_TAGS and sizes[el] >= half:
                 protected.add(el)
     return protected
 
 
+def _text_sizes(root: Any) -> dict[Any, int]:
+    """Non-space characters of every element's text, in one bottom-up pass."""
+    sizes: dict[Any, int] = {}
+    for el in reversed(list(root.iter())):
+        size = _nonspace(el.text) if _tag(el) else 0
+        for child in el:
+            size += sizes[child] + _nonspace(child.tail)
+        sizes[el] = size
+    return sizes
+
+
 def _densest_block(page: CleanPage) -> Any:
     """readability's choice: the block whose paragraphs hold the most non-link text."""
+    kept = page.chars
     scores: dict[Any, float] = {}
-    for el in page.root.iter():
-        if el not in page.chars:
-            continue
+    for el in page.order:
         own = page.text_chars(el)
         for child in el:
-            if _tag(child) in _BLOCK_TAGS:
+            if child in kept and _tag(child) in _BLOCK_TAGS:
                 own -= page.text_chars(child)
         if own <= 0:
             continue
@@ -355,8 +398,8 @@ def _densest_block(page: CleanPage) -> Any:
             if grand is not None:
                 scores[grand] = scores.get(grand, 0.0) + own / 2
     best, best_score = page.root, 0.0
-    for el in page.root.iter():  # document order: on a tie the outer block wins
-        chars = page.chars.get(el, 0)
+    for el in page.order:  # document order: on a tie the outer block wins
+        chars = kept[el]
         if el not in scores or not chars:
             continue
         score = scores[el] * (1 - page.links[el] / chars)
@@ -387,9 +430,9 @@ def main_text(page: CleanPage) -> tuple[str, bool]:
                 if el in candidates and el.tag == best.tag and el.get("class") == cls
             ]
             if len(group) > 1:
-                return "\n".join(line for el in group for line in text_lines(el)), True
-        return "\n".join(text_lines(best)), True
-    return "\n".join(text_lines(_densest_block(page))), False
+                return "\n".join(line for el in group for line in page.lines(el)), True
+        return "\n".join(page.lines(best)), True
+    return "\n".join(page.lines(_densest_block(page))), False
 
 
 def own_text(text: str, page: CleanPage) -> str | None:
