@@ -11,8 +11,10 @@ the same lxml parse and repairs):
    template: ``nav``, ``header``, ``footer``, ``aside``, ``menu`` and elements whose id,
    class or role names navigation, sidebars, footers, bylines, share bars, related or hot
    lists, comments or ads; then, bottom-up, every block whose text is mostly link text
-   (menus and link lists that carry no such name). A template element that holds the
-   page's content container (a page wrapper named ``content sidebar-right``) stays.
+   (menus and link lists that carry no such name) and every small block with a
+   copyright or ICP licence line. A template element that holds the page's content
+   container (a page wrapper named ``content sidebar-right``) stays. Removed elements
+   are marked and skipped, not detached (see :func:`_remove`); every pass is linear.
 2. **Main text**: the largest content container left (``article``, ``main``,
    ``itemprop=articleBody``, ``role=main``, or an element named content / article /
    post / entry / story / text / 正文, e.g. ``content-body``, ``entry-content``), or a
@@ -22,8 +24,10 @@ the same lxml parse and repairs):
 3. **Was trafilatura's text the template?** :func:`template_share` is the share of its
    characters on lines that occur only in what step 1 removed.
 
-:func:`crawldedup.ingest.records.extract_html` keeps trafilatura's text unless it is
-empty or mostly template, so ordinary articles come out exactly as before.
+:func:`own_text` decides: trafilatura's text stays unless it is empty, mostly template
+(:data:`TEMPLATE_SHARE`), or short (:data:`SHORT_TEXT`) and a content container's text
+plus more; so ordinary articles come out exactly as before
+(:func:`crawldedup.ingest.records.extract_html`).
 """
 
 from __future__ import annotations
@@ -124,7 +128,7 @@ _MIN_CONTAINED = 0.15
 
 
 # Element kinds (bits), computed once per element.
-_STRONG = 1  # <article>, <main>, role=main/article, itemprop=articleBody/text
+_STRONG = 1  # <article>, <main>, role=main/article, itemprop=articleBody
 _CONTENT = 2  # strong, or named as content (and not also as template)
 _TEMPLATE = 4  # layout tag, template role, or a template name
 _MAIN = 8  # <main>, role=main, itemprop=articleBody: the page's one content area
@@ -215,12 +219,13 @@ def text_lines(root: Any, skip: set[Any] | frozenset[Any] = frozenset()) -> list
     """
     pieces: list[str] = []
     in_pre = 0
-    stack: list[tuple[Any, bool]] = [(root, False)]
+    opening, closing, closing_skipped = 0, 1, 2
+    stack: list[tuple[Any, int]] = [(root, opening)]
     while stack:
-        el, closing = stack.pop()
+        el, step = stack.pop()
         tag = _tag(el)
-        if closing:
-            if tag == "pre":
+        if step != opening:
+            if tag == "pre" and step == closing:
                 in_pre -= 1
             if tag in _BLOCK_TAGS:
                 pieces.append("\n")
@@ -230,14 +235,14 @@ def text_lines(root: Any, skip: set[Any] | frozenset[Any] = frozenset()) -> list
         if tag == "br" or tag in _BLOCK_TAGS:
             pieces.append("\n")
         if el in skip:
-            stack.append((el, True))
+            stack.append((el, closing_skipped))
             continue
         if tag == "pre":
             in_pre += 1
         if el.text and tag:
             pieces.append(el.text if in_pre else el.text.replace("\n", " "))
-        stack.append((el, True))
-        stack.extend((child, False) for child in reversed(el))
+        stack.append((el, closing))
+        stack.extend((child, opening) for child in reversed(el))
     lines = (" ".join(line.split()) for line in "".join(pieces).split("\n"))
     return [line for line in lines if line]
 

@@ -107,10 +107,12 @@ def extract_html(html: str, url: str | None) -> tuple[str, str]:
 
     trafilatura extracts first, with its default (balanced) settings. When it returns
     nothing, or text that is mostly the template (a short poem or notice inside a big
-    site template comes out as the navigation and link lists around it), the main text
-    is taken from the page's content container or densest text block instead
-    (:mod:`crawldedup.ingest.html_text`); ordinary articles keep trafilatura's text. The
-    title is trafilatura's (og:title, <title>, <h1>), else read from the page itself.
+    site template comes out as the navigation and link lists around it), or a short
+    text that is a content container's text plus a byline, a share bar or the title
+    again, the main text is taken from the page's content container or densest text
+    block instead (:func:`crawldedup.ingest.html_text.own_text`); ordinary articles keep
+    trafilatura's text. The title is trafilatura's (og:title, <title>, <h1>), else read
+    from the page itself. A page the fallback cannot read keeps trafilatura's text.
 
     Raises ModuleNotFoundError (from :func:`html_extractor`) when the install cannot
     extract HTML at all; any other error is about this page.
@@ -129,11 +131,17 @@ def extract_html(html: str, url: str | None) -> tuple[str, str]:
     data = {} if doc is None else doc.as_dict() if hasattr(doc, "as_dict") else dict(doc)
     title = str(data.get("title") or "").strip()
     text = str(data.get("text") or "")
-    tree = trafilatura.load_html(html)
-    page = clean_page(tree) if tree is not None else None
-    own = own_text(text, page) if page is not None else None
-    if tree is not None:
-        title = title or page_title(tree)
+    own: str | None = None
+    try:
+        tree = trafilatura.load_html(html)
+        if tree is not None:
+            title = title or page_title(tree)
+            page = clean_page(tree)
+            own = own_text(text, page) if page is not None else None
+    except Exception as exc:
+        # A second opinion: when it cannot read the page, trafilatura's text stands.
+        if is_environment_error(exc) or not text.strip():
+            raise
     # The page's <h1> usually repeats the title as the first line of the main text; a
     # plain-text copy of the same article has no such line, so its head key would differ.
     # The page's own text may start with the <h1> of a title that also names the site.
