@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from crawldedup.config import RULES, Config
+from crawldedup.config import RULES, CascadeConfig, Config, SimhashConfig
 
 
 @dataclass(frozen=True)
@@ -55,15 +55,16 @@ UNIQUE = Decision("unique", None, None, None)
 class Policy:
     """The verification knobs of ``[cascade]`` and ``[simhash]`` (see the module doc)."""
 
-    profile: str = "shingles"
-    threshold: float = 0.9
-    min_jaccard: float = 0.7
-    min_containment: float = 0.9
-    short_shingles: int = 150
-    short_min_jaccard: float = 0.9
-    short_min_containment: float = 0.95
-    max_hamming: int = 3
-    simhash_min_jaccard: float = 0.7
+    # Defaults are the config's, so the two cannot drift apart.
+    profile: str = CascadeConfig.profile
+    threshold: float = CascadeConfig.threshold
+    min_jaccard: float = CascadeConfig.min_jaccard
+    min_containment: float = CascadeConfig.min_containment
+    short_shingles: int = CascadeConfig.short_shingles
+    short_min_jaccard: float = CascadeConfig.short_min_jaccard
+    short_min_containment: float = CascadeConfig.short_min_containment
+    max_hamming: int = SimhashConfig.max_distance
+    simhash_min_jaccard: float = SimhashConfig.min_jaccard
 
     @classmethod
     def from_config(cls, cfg: Config) -> Policy:

@@ -144,3 +144,9 @@ def test_short_texts_need_near_total_overlap() -> None:
     assert decide([m("a", "lsh", 0.92, 0.93, 120)], policy).measure == "jaccard"
     # The same overlap in a long article is a copy.
     assert decide([m("a", "lsh", 0.77, 0.87, 800)], policy).measure == "jaccard"
+
+
+def test_policy_defaults_are_the_configs() -> None:
+    from crawldedup.config import Config
+
+    assert Policy() == Policy.from_config(Config())
