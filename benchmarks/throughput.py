@@ -170,6 +170,7 @@ def bulk_load(
                     group=a.id,
                     raw_md5="",
                     sketch=fp.sketch,
+                    length=fp.normalized_length,
                 )
             for table, rows in tables.items():
                 store.put(table, rows)

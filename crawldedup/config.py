@@ -113,12 +113,16 @@ class CascadeConfig:
     # "shingles": a candidate is a copy when the shingle Jaccard is at least
     # min_jaccard, or when the smaller document's shingles lie in the larger one at
     # least min_containment (an excerpt, or the article plus a source line, a footer,
-    # a site's blocks). Short texts (the smaller has fewer than short_shingles: verse,
-    # notices) need short_min_jaccard or short_min_containment: a notice template filled
-    # in with another date and sender shares most of its text, a copy shares all of it.
+    # a site's blocks). Short texts (the smaller has fewer than short_shingles and,
+    # when its length is known, fewer than short_chars characters: verse, notices) need
+    # short_min_jaccard or short_min_containment: a notice template filled in with
+    # another date and sender shares most of its text, a copy shares all of it. The
+    # length matters for English, whose shingles are words: 150 word shingles are a
+    # 900-character article, not a short text.
     min_jaccard: float = 0.7
     min_containment: float = 0.9
     short_shingles: int = 150
+    short_chars: int = 300
     short_min_jaccard: float = 0.9
     short_min_containment: float = 0.95
     # A duplicate is typed "partial" when one document holds this share of the other's
@@ -243,6 +247,7 @@ class Config:
         ):
             _check(0.0 < getattr(c, name) <= 1.0, f"cascade.{name} must be in (0, 1]")
         _check(c.short_shingles >= 0, "cascade.short_shingles must be >= 0")
+        _check(c.short_chars >= 0, "cascade.short_chars must be >= 0")
         _check(1 <= self.lsh.bands <= 256, "lsh.bands must be in 1..256")
         _check(1 <= self.lsh.rows <= 32, "lsh.rows must be in 1..32")
         _check(1 <= self.lsh.shingle_terms <= 16, "lsh.shingle_terms must be in 1..16")

@@ -14,7 +14,8 @@ How a non-exact candidate is verified is the policy's profile:
 - ``shingles`` (default): the term-shingle Jaccard is at least ``min_jaccard``, or the
   smaller document lies in the larger one at least ``min_containment``
   (``short_min_jaccard`` and ``short_min_containment`` when the smaller has fewer than
-  ``short_shingles``);
+  ``short_shingles`` and, when the lengths are known, the shorter has fewer than
+  ``short_chars`` characters);
 - ``seed``: the character cosine is strictly above ``threshold``; a SimHash candidate
   must also be within ``max_hamming`` bits and have a Jaccard of ``simhash_min_jaccard``.
 """
@@ -37,6 +38,7 @@ class Candidate:
     jaccard: float | None = None  # term-shingle Jaccard estimate
     containment: float | None = None  # share of the smaller's shingles in the larger
     smaller_shingles: float | None = None  # distinct shingles of the smaller document
+    shorter_chars: int | None = None  # normalized length of the shorter document
 
 
 @dataclass(frozen=True)
@@ -61,6 +63,7 @@ class Policy:
     min_jaccard: float = CascadeConfig.min_jaccard
     min_containment: float = CascadeConfig.min_containment
     short_shingles: int = CascadeConfig.short_shingles
+    short_chars: int = CascadeConfig.short_chars
     short_min_jaccard: float = CascadeConfig.short_min_jaccard
     short_min_containment: float = CascadeConfig.short_min_containment
     max_hamming: int = SimhashConfig.max_distance
@@ -75,6 +78,7 @@ class Policy:
             min_jaccard=c.min_jaccard,
             min_containment=c.min_containment,
             short_shingles=c.short_shingles,
+            short_chars=c.short_chars,
             short_min_jaccard=c.short_min_jaccard,
             short_min_containment=c.short_min_containment,
             max_hamming=sh.max_distance,
@@ -93,7 +97,11 @@ def verify(c: Candidate, policy: Policy) -> tuple[str, float] | None:
             return None
         return ("cosine", c.similarity) if c.similarity > policy.threshold else None
     jaccard, containment = c.jaccard or 0.0, c.containment or 0.0
-    short = c.smaller_shingles is not None and c.smaller_shingles < policy.short_shingles
+    short = (
+        c.smaller_shingles is not None
+        and c.smaller_shingles < policy.short_shingles
+        and (c.shorter_chars is None or c.shorter_chars < policy.short_chars)
+    )
     if jaccard >= (policy.short_min_jaccard if short else policy.min_jaccard):
         return "jaccard", jaccard
     if containment >= (policy.short_min_containment if short else policy.min_containment):

@@ -288,6 +288,7 @@ def _put_docs(store: Store, batch: list[Row], day: str) -> None:
             group=group,
             raw_md5=r["raw_md5"],
             sketch=r["sketch"],
+            length=r["length"],
         )
         rec = VerdictRecord(
             r["id"],

@@ -77,6 +77,7 @@ PAIR_SCORES = _s(
     ("jaccard", DoubleType(), True),  # term-shingle Jaccard estimate
     ("containment", DoubleType(), True),  # share of the smaller's shingles in the larger
     ("smaller_shingles", DoubleType(), True),  # distinct shingles of the smaller document
+    ("shorter_chars", IntegerType(), True),  # length of the shorter, null when unknown
 )
 
 DECISIONS = _s(

@@ -39,7 +39,7 @@ def _hamming(a: str | None, b: str | None) -> int | None:
     return hamming64(int(a, 16), int(b, 16)) if a and b else None
 
 
-Score = tuple[str, str, float, int | None, float, float, float]
+Score = tuple[str, str, float, int | None, float, float, float, int | None]
 
 
 def _score(
@@ -51,6 +51,8 @@ def _score(
     sketch: str,
     cand_sketch: str,
     k: int,
+    length: int,
+    cand_length: int | None,
 ) -> Score:
     return (
         doc_id,
@@ -60,6 +62,7 @@ def _score(
         sketch_jaccard(sketch, cand_sketch, k),
         sketch_containment(sketch, cand_sketch, k),
         min(sketch_set_size(sketch, k), sketch_set_size(cand_sketch, k)),
+        None if cand_length is None else min(length, cand_length),
     )
 
 
@@ -75,6 +78,8 @@ def _score_same_day(rows: Iterable[Row], k: int) -> Iterator[Score]:
             r["sketch"],
             r["cand_sketch"],
             k,
+            r["length"],
+            r["cand_length"],
         )
 
 
@@ -88,7 +93,7 @@ def _score_earlier(
 ) -> Iterator[Score]:
     def flush(store: Store, batch: list[Row]) -> Iterator[Score]:
         ids = [r["cand_id"] for r in batch]
-        found = store.get("docs", ids, columns=["v:tf", "m:simhash", "v:sketch"])
+        found = store.get("docs", ids, columns=["v:tf", "m:simhash", "v:sketch", "m:length"])
         # cascade.cosine_weights = "tag_tfidf": the vectors the relevance stage stored.
         vectors = store.get("rel_docs", ids, columns=["v:tagvec"]) if tag_tfidf else {}
         for r in batch:
@@ -97,6 +102,7 @@ def _score_earlier(
             # A candidate whose document row vanished cannot be verified: similarity 0.
             sim = cosine(json.loads(r["tf"]), json.loads(cell)) if cell else 0.0
             cand_sh = row.get("m:simhash")
+            cand_len = row.get("m:length")  # absent in rows written before it was stored
             yield _score(
                 r["id"],
                 r["cand_id"],
@@ -106,6 +112,8 @@ def _score_earlier(
                 r["sketch"],
                 (row.get("v:sketch") or b"").decode(),
                 k,
+                r["length"],
+                int(cand_len) if cand_len else None,
             )
 
     return store_batches(rows, store_url, batch_size, flush, counters)
@@ -139,6 +147,7 @@ def decide_all(
                 r["jaccard"],
                 r["containment"],
                 r["smaller_shingles"],
+                r["shorter_chars"],
             )
             for r in rows
         ),
@@ -209,7 +218,7 @@ def run(spark: SparkSession, ctx: DayContext) -> dict[str, Any]:
     stats: dict[str, Any] = {}
     sc = spark.sparkContext
     with timed(stats):
-        docs = spark.read.parquet(ctx.path("docs")).select("id", "tf", "simhash", "sketch")
+        docs = spark.read.parquet(ctx.path("docs")).select("id", "tf", "simhash", "sketch", "length")
         tag_tfidf = cfg.cascade.cosine_weights == "tag_tfidf"
         if tag_tfidf:
             # Seed 003's tf · idf · Twf vectors (relevance stage) instead of raw tf.
@@ -224,6 +233,7 @@ def run(spark: SparkSession, ctx: DayContext) -> dict[str, Any]:
                 F.col("tf").alias("cand_tf"),
                 F.col("simhash").alias("cand_simhash"),
                 F.col("sketch").alias("cand_sketch"),
+                F.col("length").alias("cand_length"),
             ),
             "cand_id",
         )

@@ -108,6 +108,7 @@ def doc_row(
     group: str,
     raw_md5: str,
     sketch: str,
+    length: int,
 ) -> dict[str, bytes]:
     return {
         "m:url": url.encode(),
@@ -120,4 +121,5 @@ def doc_row(
         "m:raw_md5": raw_md5.encode(),
         "v:tf": tf_json.encode(),
         "v:sketch": sketch.encode(),
+        "m:length": str(length).encode(),  # normalized characters
     }

@@ -146,6 +146,17 @@ def test_short_texts_need_near_total_overlap() -> None:
     assert decide([m("a", "lsh", 0.77, 0.87, 800)], policy).measure == "jaccard"
 
 
+def test_few_word_shingles_of_a_long_text_are_not_a_short_text() -> None:
+    policy = Policy(min_jaccard=0.7, short_shingles=150, short_chars=300, short_min_jaccard=0.9)
+
+    def english(chars: int | None) -> Candidate:  # 120 word shingles, two words swapped
+        return Candidate("a", "t", "lsh", 0.0, None, 0.84, 0.94, 120, chars)
+
+    assert decide([english(650)], policy).measure == "jaccard"  # a 650-character brief
+    assert decide([english(250)], policy) == UNIQUE  # a notice: the short bars
+    assert decide([english(None)], policy) == UNIQUE  # length unknown: shingles decide
+
+
 def test_policy_defaults_are_the_configs() -> None:
     from crawldedup.config import Config
 
