@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -48,6 +49,35 @@ def sample_crawl(tmp_path_factory: pytest.TempPathFactory) -> Path:
     for day in SAMPLE_DAYS:
         (out / f"dt={day}" / "_SUCCESS").touch()
     return out
+
+
+@dataclass(frozen=True)
+class EmbeddedDays:
+    """Sample days 1 and 2 run by the stages, in the shared session, on the embedded store."""
+
+    home: Path
+    url: str
+    days: tuple[str, ...]
+
+
+@pytest.fixture(scope="session")
+def embedded_sample_days(
+    spark: object, sample_crawl: Path, tmp_path_factory: pytest.TempPathFactory
+) -> EmbeddedDays:
+    """Shared by the fast-path checks (tests/spark) and the HBase reference (integration)."""
+    from crawldedup.config import Config
+    from crawldedup.pipeline.context import DayContext
+    from crawldedup.pipeline.stages import run_day
+
+    home = tmp_path_factory.mktemp("embedded-reference")
+    url = f"sqlite:///{home / 'store.db'}"
+    cfg = Config().replace(store_url=url)
+    days = SAMPLE_DAYS[:2]
+    for day in days:
+        run_day(
+            spark, DayContext(day=day, home=home, cfg=cfg, input_dir=sample_crawl / f"dt={day}")
+        )
+    return EmbeddedDays(home, url, days)
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -80,6 +80,15 @@ PAIR_SCORES = _s(
     ("shorter_chars", IntegerType(), True),  # length of the shorter, null when unknown
 )
 
+# The candidate side of an earlier day's candidate pair, read from the store.
+CANDIDATE_SIDE = _s(
+    ("cand_id", StringType(), False),
+    ("cand_tf", StringType(), True),  # null when the document row is gone
+    ("cand_simhash", StringType(), True),
+    ("cand_sketch", StringType(), False),
+    ("cand_length", IntegerType(), True),  # null in rows stored before the length was
+)
+
 DECISIONS = _s(
     ("id", StringType(), False),
     ("verdict", StringType(), False),

@@ -2,11 +2,12 @@
 
 Rule B (same content md5) needs no cosine. A document with a B candidate stops
 there (docs/algorithm.md#decision-order), so its C/D/A candidates are never scored. Each
-distinct
-(document, candidate) pair is scored once even when several rules found it.
+distinct (document, candidate) pair is scored once even when several rules found it.
 Per pair: the character cosine, the SimHash distance, and the term-shingle Jaccard and
-containment from the two bottom-k sketches (docs/algorithm.md#verification). Vectors
-and sketches of earlier days come from the store in batched multi-gets.
+containment from the two bottom-k sketches (docs/algorithm.md#verification), computed a
+whole Arrow batch of pairs at a time (``pair_scoring``). The candidate side of earlier
+days comes from the store in batched multi-gets, once per distinct candidate. The
+decision is Spark SQL (``decisions``).
 """
 
 from __future__ import annotations
@@ -19,101 +20,45 @@ from pyspark.sql import DataFrame, Row, SparkSession
 from pyspark.sql import functions as F
 
 from crawldedup.config import Config
-from crawldedup.core.cascade import Candidate, Policy, decide
+from crawldedup.core.cascade import Policy
 from crawldedup.core.duplicate_types import duplicate_type
-from crawldedup.core.fingerprint import (
-    hamming64,
-    sketch_containment,
-    sketch_jaccard,
-    sketch_set_size,
-)
-from crawldedup.core.similarity import cosine
 from crawldedup.pipeline import schemas
 from crawldedup.pipeline.context import DayContext, timed
+from crawldedup.pipeline.decisions import decide_all
+from crawldedup.pipeline.pair_scoring import score_pairs
 from crawldedup.pipeline.store_batches import store_batches
 from crawldedup.rules import Rule
 from crawldedup.store import Store
 
 
-def _hamming(a: str | None, b: str | None) -> int | None:
-    return hamming64(int(a, 16), int(b, 16)) if a and b else None
-
-
-Score = tuple[str, str, float, int | None, float, float, float, int | None]
-
-
-def _score(
-    doc_id: str,
-    cand_id: str,
-    sim: float,
-    simhash: str | None,
-    cand_simhash: str | None,
-    sketch: str,
-    cand_sketch: str,
-    k: int,
-    length: int,
-    cand_length: int | None,
-) -> Score:
-    return (
-        doc_id,
-        cand_id,
-        sim,
-        _hamming(simhash, cand_simhash),
-        sketch_jaccard(sketch, cand_sketch, k),
-        sketch_containment(sketch, cand_sketch, k),
-        min(sketch_set_size(sketch, k), sketch_set_size(cand_sketch, k)),
-        None if cand_length is None else min(length, cand_length),
-    )
-
-
-def _score_same_day(rows: Iterable[Row], k: int) -> Iterator[Score]:
-    for r in rows:
-        sim = cosine(json.loads(r["tf"]), json.loads(r["cand_tf"]))
-        yield _score(
-            r["id"],
-            r["cand_id"],
-            sim,
-            r["simhash"],
-            r["cand_simhash"],
-            r["sketch"],
-            r["cand_sketch"],
-            k,
-            r["length"],
-            r["cand_length"],
-        )
-
-
-def _score_earlier(
+def _fetch_earlier(
     rows: Iterable[Row],
     store_url: str,
     batch_size: int,
     counters: dict[str, Any],
-    k: int,
-    tag_tfidf: bool = False,
-) -> Iterator[Score]:
-    def flush(store: Store, batch: list[Row]) -> Iterator[Score]:
+    tag_tfidf: bool,
+) -> Iterator[tuple[str, str | None, str | None, str, int | None]]:
+    """The candidate side of earlier days' candidates, from the store in multi-gets: one
+    row per id, with a null vector when the document row vanished (similarity 0)."""
+
+    def flush(
+        store: Store, batch: list[Row]
+    ) -> Iterator[tuple[str, str | None, str | None, str, int | None]]:
         ids = [r["cand_id"] for r in batch]
         found = store.get("docs", ids, columns=["v:tf", "m:simhash", "v:sketch", "m:length"])
         # cascade.cosine_weights = "tag_tfidf": the vectors the relevance stage stored.
         vectors = store.get("rel_docs", ids, columns=["v:tagvec"]) if tag_tfidf else {}
-        for r in batch:
-            row = found.get(r["cand_id"], {})
-            cell = vectors.get(r["cand_id"], {}).get("v:tagvec") if tag_tfidf else row.get("v:tf")
-            # A candidate whose document row vanished cannot be verified: similarity 0.
-            sim = cosine(json.loads(r["tf"]), json.loads(cell)) if cell else 0.0
-            cand_sh = row.get("m:simhash")
-            cand_len = row.get("m:length")  # absent in rows written before it was stored
-            yield _score(
-                r["id"],
-                r["cand_id"],
-                sim,
-                r["simhash"],
-                cand_sh.decode() if cand_sh else None,
-                r["sketch"],
+        for cand_id in ids:
+            row = found.get(cand_id, {})
+            cell = vectors.get(cand_id, {}).get("v:tagvec") if tag_tfidf else row.get("v:tf")
+            simhash = row.get("m:simhash")
+            length = row.get("m:length")  # absent in rows written before it was stored
+            yield (
+                cand_id,
+                cell.decode() if cell else None,
+                simhash.decode() if simhash else None,
                 (row.get("v:sketch") or b"").decode(),
-                k,
-                r["length"],
-                int(cand_len) if cand_len else None,
+                int(length) if length else None,
             )
 
     return store_batches(rows, store_url, batch_size, flush, counters)
@@ -129,32 +74,6 @@ def pairs_to_score(cands: DataFrame) -> DataFrame:
         .select("id", "cand_id", "cand_day")
         .distinct()
     )
-
-
-def decide_all(
-    rows: Iterable[Row], cfg: Config
-) -> tuple[str, str, str | None, str | None, float | None, str | None]:
-    rows = list(rows)
-    doc_id = rows[0]["id"]
-    d = decide(
-        (
-            Candidate(
-                r["cand_id"],
-                r["cand_fetched_at"],
-                r["rule"],
-                r["similarity"] or 0.0,
-                r["hamming"],
-                r["jaccard"],
-                r["containment"],
-                r["smaller_shingles"],
-                r["shorter_chars"],
-            )
-            for r in rows
-        ),
-        Policy.from_config(cfg),
-        cfg.cascade.rules,
-    )
-    return doc_id, d.verdict, d.rule, d.duplicate_of, d.similarity, d.measure
 
 
 def _type_partition(
@@ -218,7 +137,9 @@ def run(spark: SparkSession, ctx: DayContext) -> dict[str, Any]:
     stats: dict[str, Any] = {}
     sc = spark.sparkContext
     with timed(stats):
-        docs = spark.read.parquet(ctx.path("docs")).select("id", "tf", "simhash", "sketch", "length")
+        docs = spark.read.parquet(ctx.path("docs")).select(
+            "id", "tf", "simhash", "sketch", "length"
+        )
         tag_tfidf = cfg.cascade.cosine_weights == "tag_tfidf"
         if tag_tfidf:
             # Seed 003's tf · idf · Twf vectors (relevance stage) instead of raw tf.
@@ -227,37 +148,35 @@ def run(spark: SparkSession, ctx: DayContext) -> dict[str, Any]:
             docs = docs.fillna({"tf": "{}"})
         cands = spark.read.parquet(ctx.path("candidates"))
         pairs = pairs_to_score(cands).join(docs, "id")
-        same = pairs.filter(F.col("cand_day") == ctx.day).join(
+        counters = {n: sc.accumulator(0) for n in ("round_trips", "rows_read")}
+        store_url, batch = ctx.store, cfg.limits.store_batch_size
+        earlier_ids = pairs.filter(F.col("cand_day") != ctx.day).select("cand_id").distinct()
+        earlier = spark.createDataFrame(
+            earlier_ids.rdd.mapPartitions(
+                lambda it: _fetch_earlier(it, store_url, batch, counters, tag_tfidf)
+            ),
+            schemas.CANDIDATE_SIDE,
+        ).withColumn("cand_today", F.lit(False))
+        cand_side = (
             docs.select(
                 F.col("id").alias("cand_id"),
                 F.col("tf").alias("cand_tf"),
                 F.col("simhash").alias("cand_simhash"),
                 F.col("sketch").alias("cand_sketch"),
                 F.col("length").alias("cand_length"),
-            ),
-            "cand_id",
-        )
-        counters = {n: sc.accumulator(0) for n in ("round_trips", "rows_read")}
-        store_url, batch = ctx.store, cfg.limits.store_batch_size
-        earlier = pairs.filter(F.col("cand_day") != ctx.day)
-        k = cfg.simhash.sketch_size
-        scored_rdd = same.rdd.mapPartitions(lambda it: _score_same_day(it, k)).union(
-            earlier.rdd.mapPartitions(
-                lambda it: _score_earlier(it, store_url, batch, counters, k, tag_tfidf)
             )
+            .withColumn("cand_today", F.lit(True))
+            .unionByName(earlier)
         )
-        spark.createDataFrame(scored_rdd, schemas.PAIR_SCORES).write.mode("overwrite").parquet(
+        sides = pairs.withColumn("cand_today", F.col("cand_day") == ctx.day).join(
+            cand_side, ["cand_id", "cand_today"]
+        )
+        score_pairs(sides, cfg.simhash.sketch_size).write.mode("overwrite").parquet(
             ctx.path("scores")
         )
         scores = spark.read.parquet(ctx.path("scores"))
-        scored = cands.join(scores, ["id", "cand_id"], "left").withColumn(
-            "similarity",
-            F.when(F.col("rule") == Rule.CONTENT_MD5.value, F.lit(1.0)).otherwise(
-                F.col("similarity")
-            ),
-        )
-        decided = scored.rdd.groupBy(lambda r: r["id"]).map(lambda kv: decide_all(kv[1], cfg))
-        decisions = spark.createDataFrame(decided, schemas.DECISIONS)
+        scored = cands.join(scores, ["id", "cand_id"], "left")
+        decisions = decide_all(scored, Policy.from_config(cfg), cfg.cascade.rules)
         all_docs = spark.read.parquet(ctx.path("docs")).select("id")
         full = all_docs.join(decisions, "id", "left").select(
             "id",
@@ -275,6 +194,10 @@ def run(spark: SparkSession, ctx: DayContext) -> dict[str, Any]:
         stats["pairs_scored"] = scores.count()
         stats["verdicts"] = {
             (r["rule"] or "unique"): r["count"] for r in written.groupBy("rule").count().collect()
+        }
+        stats["types"] = {
+            r["type"]: r["count"]
+            for r in written.filter(F.col("type").isNotNull()).groupBy("type").count().collect()
         }
         stats["store"] = {n: a.value for n, a in counters.items()}
     ctx.write_stats("similarity", stats)

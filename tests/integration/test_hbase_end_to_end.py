@@ -17,12 +17,9 @@ from typing import Any
 
 import pytest
 
-from crawldedup.config import Config
-from crawldedup.pipeline.context import DayContext
-from crawldedup.pipeline.stages import run_day
 from crawldedup.sample import load_truth
 from tests.cli_helpers import BIN, cli, table_dump, verdicts
-from tests.conftest import SAMPLE_DAYS
+from tests.conftest import SAMPLE_DAYS, EmbeddedDays
 from tests.hbase_fixtures import ROOT, drop_prefix, ensure_hbase, hbase_url, unique_prefix
 from tests.verdict_checks import (
     DAY2_QUARANTINE,
@@ -103,16 +100,11 @@ def on_hbase(
 
 
 @pytest.fixture(scope="module")
-def embedded(spark: Any, sample_crawl: Path, tmp_path_factory: pytest.TempPathFactory) -> Any:
+def embedded(embedded_sample_days: EmbeddedDays) -> Any:
     """The same days on the embedded store, by the same stages in this process."""
-    home = tmp_path_factory.mktemp("embedded-reference")
-    url = f"sqlite:///{home / 'store.db'}"
-    cfg = Config().replace(store_url=url)
-    for day in DAYS:
-        run_day(
-            spark, DayContext(day=day, home=home, cfg=cfg, input_dir=sample_crawl / f"dt={day}")
-        )
-    return url, {d: verdicts(d, home, url) for d in DAYS}
+    e = embedded_sample_days
+    assert e.days == DAYS
+    return e.url, {d: verdicts(d, e.home, e.url) for d in DAYS}
 
 
 def test_thrift_killed_mid_publish_fails_the_run_with_one_line(on_hbase: HBaseDays) -> None:

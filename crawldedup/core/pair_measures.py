@@ -1,0 +1,150 @@
+"""The measures of a whole batch of document pairs at once, in numpy.
+
+Pair ``i`` is side ``a``'s document ``i`` against side ``b``'s document ``i``. Every
+function gives, bit for bit, what the per-pair definitions give (``cosine`` in
+``crawldedup.core.similarity``; ``sketch_jaccard``, ``sketch_containment`` and
+``sketch_set_size`` in ``crawldedup.core.fingerprint``): the same operations on the same
+numbers in the same order, only without a Python loop per pair. The property tests in
+``tests/unit/test_pair_measures.py`` pin that.
+
+A side is *ragged*: the values of all its documents end to end, and ``offsets`` (n + 1
+numbers) where each document's run starts and ends.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+_NO_BOUND = np.iinfo(np.int64).max
+
+
+@dataclass(frozen=True)
+class Ragged:
+    """Per document, a run of ``values`` between ``offsets[i]`` and ``offsets[i + 1]``."""
+
+    values: np.ndarray
+    offsets: np.ndarray  # int64, n + 1 entries, offsets[0] == 0
+
+    @property
+    def lengths(self) -> np.ndarray:
+        return np.diff(self.offsets)
+
+    @property
+    def owner(self) -> np.ndarray:
+        """The document index of every value."""
+        return np.repeat(np.arange(len(self.offsets) - 1, dtype=np.int64), self.lengths)
+
+    @classmethod
+    def of(cls, runs: list[np.ndarray], dtype: type | np.dtype) -> Ragged:
+        offsets = np.zeros(len(runs) + 1, dtype=np.int64)
+        np.cumsum([len(r) for r in runs], out=offsets[1:])
+        values = np.concatenate(runs).astype(dtype) if runs else np.zeros(0, dtype=dtype)
+        return cls(values, offsets)
+
+
+def sketches_from_bytes(blobs: list[bytes | None]) -> Ragged:
+    """Bottom-k sketches (big-endian 64-bit values end to end, as ``bytes.fromhex`` of the
+    stored hex gives them); None or empty is an empty sketch."""
+    joined = b"".join(b or b"" for b in blobs)
+    offsets = np.zeros(len(blobs) + 1, dtype=np.int64)
+    np.cumsum([len(b or b"") // 8 for b in blobs], out=offsets[1:])
+    return Ragged(np.frombuffer(joined, dtype=">u8").astype(np.uint64), offsets)
+
+
+def sketch_sizes(s: Ragged, k: int) -> np.ndarray:
+    """The distinct-shingle count each sketch stands for (``sketch_set_size``)."""
+    n = s.lengths
+    sizes = n.astype(np.float64)
+    full = n >= k
+    if full.any():
+        last = s.values[s.offsets[1:][full] - 1].astype(np.float64)
+        sizes[full] = (k - 1) / ((last + 1.0) / 2.0**64)
+    return sizes
+
+
+def _ratio(num: np.ndarray, den: np.ndarray, valid: np.ndarray) -> np.ndarray:
+    out = np.zeros(len(num), dtype=np.float64)
+    ok = valid & (den > 0)
+    out[ok] = num[ok].astype(np.float64) / den[ok].astype(np.float64)
+    return out
+
+
+def sketch_measures(a: Ragged, b: Ragged, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(Jaccard, containment, smaller set size) of every pair of sketches."""
+    n = len(a.offsets) - 1
+    la, lb = a.lengths, b.lengths
+    valid = (la > 0) & (lb > 0)
+    # Rank every value in the batch: (pair, rank) pairs then fit one sortable int64 key.
+    ranks = np.unique(np.concatenate([a.values, b.values]), return_inverse=True)[1]
+    width = np.int64(max(len(ranks), 1))
+    ra, rb = ranks[: len(a.values)].astype(np.int64), ranks[len(a.values) :].astype(np.int64)
+    pa, pb = a.owner, b.owner
+    ka, kb = np.unique(pa * width + ra), np.unique(pb * width + rb)
+
+    # Jaccard: among the k smallest of the union, the share that is in both.
+    union = np.union1d(ka, kb)
+    pu = union // width
+    pos = np.arange(len(union)) - np.searchsorted(pu, np.arange(n))[pu]
+    top = pos < k
+    both = np.isin(union, ka, assume_unique=True) & np.isin(union, kb, assume_unique=True)
+    jaccard = _ratio(
+        np.bincount(pu[top & both], minlength=n), np.bincount(pu[top], minlength=n), valid
+    )
+
+    # Containment: the smaller's values up to the larger's k-th value, the share in it.
+    size_a, size_b = sketch_sizes(a, k), sketch_sizes(b, k)
+    smaller = np.minimum(size_a, size_b)
+
+    def inside(
+        rs: np.ndarray, ps: np.ndarray, other: Ragged, rother: np.ndarray, kother: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        bound = np.full(n, _NO_BOUND, dtype=np.int64)
+        full = other.lengths >= k
+        bound[full] = rother[other.offsets[1:][full] - 1]
+        below = rs <= bound[ps]
+        hit = below & np.isin(ps * width + rs, kother)
+        return np.bincount(ps[hit], minlength=n), np.bincount(ps[below], minlength=n)
+
+    hit_a, cnt_a = inside(ra, pa, b, rb, kb)
+    hit_b, cnt_b = inside(rb, pb, a, ra, ka)
+    a_small = size_a <= size_b
+    containment = np.where(a_small, _ratio(hit_a, cnt_a, valid), _ratio(hit_b, cnt_b, valid))
+    return jaccard, containment, smaller
+
+
+def cosines(
+    a_terms: Ragged, a_weights: np.ndarray, b_terms: Ragged, b_weights: np.ndarray
+) -> np.ndarray:
+    """The cosine of every pair of term vectors (``crawldedup.core.similarity.cosine``).
+
+    Terms are integer codes shared by both sides (any encoding where equal terms get
+    equal codes); weights are float64, in the vectors' own order. As the per-pair
+    definition does, the dot product runs over the shorter vector in its order, the
+    norms over each vector in its order, so float weights give the same bits too.
+    """
+    n = len(a_terms.offsets) - 1
+    la, lb = a_terms.lengths, b_terms.lengths
+    pa, pb = a_terms.owner, b_terms.owner
+    width = np.int64(
+        max(int(a_terms.values.max(initial=0)), int(b_terms.values.max(initial=0))) + 1
+    )
+    ka = pa * width + a_terms.values.astype(np.int64)
+    kb = pb * width + b_terms.values.astype(np.int64)
+    _, ia, ib = np.intersect1d(ka, kb, assume_unique=True, return_indices=True)
+    pm = pa[ia]
+    a_first = la <= lb  # the per-pair definition walks a unless b is shorter
+    order = np.lexsort((np.where(a_first[pm], ia, ib), pm))
+    dot = np.bincount(pm[order], weights=(a_weights[ia] * b_weights[ib])[order], minlength=n)
+    na = np.sqrt(np.bincount(pa, weights=a_weights * a_weights, minlength=n))
+    nb = np.sqrt(np.bincount(pb, weights=b_weights * b_weights, minlength=n))
+    out = np.zeros(n, dtype=np.float64)
+    ok = (la > 0) & (lb > 0) & (dot != 0)
+    out[ok] = np.clip(dot[ok] / (na[ok] * nb[ok]), -1.0, 1.0)
+    return out
+
+
+def hamming(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Bit distance of every pair of 64-bit SimHashes."""
+    return np.bitwise_count(np.bitwise_xor(a.astype(np.uint64), b.astype(np.uint64)))
