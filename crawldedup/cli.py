@@ -98,6 +98,12 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--date", required=True, type=_day)
     s.add_argument("--input", type=Path, default=None)
     s.add_argument("--dry-run", action="store_true")
+    s.add_argument(
+        "--rebuild-blocks",
+        action="store_true",
+        help="bloom only: rebuild the store's Bloom filter blocks from the index tables "
+        "(repair; runs by itself when bloom.* changed)",
+    )
     common(s)
 
     v = sub.add_parser("verdicts", help="print day D's verdicts as JSON Lines")
@@ -195,7 +201,21 @@ def cmd_stage(args: argparse.Namespace, cfg: Config) -> int:
         if args.input is None:
             raise UsageError(f"crawldedup: the {args.name} stage needs --input")
         args.input = _check_input(args.input)
+    if args.rebuild_blocks and args.name != "bloom":
+        raise UsageError("crawldedup: --rebuild-blocks belongs to the bloom stage")
     ctx = _context(args, cfg, args.date, args.input)
+    if args.rebuild_blocks:
+        from crawldedup.pipeline import bloom_stage
+
+        preflight(ctx, ("bloom",))
+        spark = build_session(cfg, "crawldedup-bloom-rebuild")
+        try:
+            stats = bloom_stage.run(spark, ctx, force_scan=True)
+        finally:
+            spark.stop()
+        keys = sum(f["keys"] for f in stats["filters"].values())
+        _progress(f"[{ctx.day}] Bloom blocks rebuilt from the index tables: {keys} keys")
+        return 0
     if args.name == "report":
         # The report only reads the stages' JSON counts: no JVM to start.
         run_day(None, ctx, _progress, stages=("report",))

@@ -147,8 +147,18 @@ class RelevanceConfig:
 @dataclass(frozen=True)
 class BloomConfig:
     error_rate: float = 0.001
-    # A rule's filters are sized for max(min_capacity, 1.25 × keys found in the store),
-    # split evenly over its key ranges.
+    # Where the day's filters come from: "blocks" (the filter blocks the store keeps,
+    # each day's keys OR-ed in when it is published: the cost does not grow with the
+    # index) or "scan" (every index row scanned, the filters sized for what was found).
+    source: str = "blocks"
+    # "blocks": a rule's filters are sized for the keys of this many documents (one key
+    # each; lsh.bands and simhash.max_distance + 1 for the multi-key rules), split evenly
+    # over its key ranges; the size stays fixed so that days can be OR-ed together. An
+    # index past it only raises the false-positive rate (the report shows the fill);
+    # after raising it the next run rebuilds the blocks from the index tables once.
+    capacity_docs: int = 100_000
+    # "scan": a rule's filters are sized for max(min_capacity, 1.25 × keys found in the
+    # store), split evenly over its key ranges.
     min_capacity: int = 100_000
     # Key ranges per rule: one filter and one scan task each.
     scan_splits: int = 4
@@ -272,6 +282,8 @@ class Config:
         _check(not unknown, f"cascade.rules: unknown rule(s) {unknown}; known: {list(RULES)}")
         _check(0.0 < self.bloom.error_rate < 1.0, "bloom.error_rate must be in (0, 1)")
         _check(self.bloom.min_capacity >= 1, "bloom.min_capacity must be >= 1")
+        _check(self.bloom.capacity_docs >= 1, "bloom.capacity_docs must be >= 1")
+        _check(self.bloom.source in ("blocks", "scan"), "bloom.source must be 'blocks' or 'scan'")
         _check(1 <= self.bloom.scan_splits <= 256, "bloom.scan_splits must be in 1..256")
         _check(self.bloom.max_broadcast_bytes >= 0, "bloom.max_broadcast_bytes must be >= 0")
         lim = self.limits

@@ -72,11 +72,13 @@ def add_many(bf: BloomFilter, keys: Sequence[str], chunk: int = 200_000) -> None
         part = keys[start : start + chunk]
         if not part:
             continue
-        marks = np.zeros(bf.num_bits, dtype=bool)
+        # A filter read back from bytes has its bit array padded to whole bytes.
+        size = len(bf.bitarray)
+        marks = np.zeros(size, dtype=bool)
         marks[_bit_positions(bf, part).ravel()] = True
         bits = bitarray(endian="little")
         bits.frombytes(np.packbits(marks, bitorder="little").tobytes())
-        del bits[bf.num_bits :]
+        del bits[size:]
         bf.bitarray |= bits
         bf.count += len(part)
 

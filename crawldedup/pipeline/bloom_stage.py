@@ -1,9 +1,18 @@
-"""Stage 2: Bloom filters rebuilt from the store's index tables, one per key range.
+"""Stage 2: the day's Bloom filters of the store's index keys, one per key range.
 
-One pass: every (rule, key range) task scans its range of the index table (key-only),
-sizes a filter for the keys it found and writes it under ``work/bloom/<rule>/``. A
-rule's filters reach the candidates stage in one of two ways, recorded in
-``work/bloom/manifest.json``:
+Where they come from is ``bloom.source``:
+
+* ``blocks`` (default): the store keeps, per (rule, key range), a filter block of fixed
+  size (``bloom.capacity_docs``) holding every key the rule's index table has had; the
+  publish stage ORs each day's keys into it *before* it writes the postings, so a block
+  is never missing a key the index has. Reading them costs the same at any index size.
+  When a block is missing or was sized otherwise (a new store, a store of an older
+  version, a changed ``bloom.*``), the blocks are rebuilt once from the index tables.
+* ``scan``: every (rule, key range) task scans its range of the index table (key-only)
+  and sizes a filter for the keys it found.
+
+Either way the filters are written under ``work/bloom/<rule>/``. A rule's filters reach
+the candidates stage in one of two ways, recorded in ``work/bloom/manifest.json``:
 
 * ``broadcast``: the rule's filters together fit under ``bloom.max_broadcast_bytes``;
   they are broadcast to every executor and a key is probed in its range's filter.
@@ -18,18 +27,29 @@ import math
 import os
 import shutil
 from bisect import bisect_right
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-from pyspark.sql import SparkSession
+from pyspark.sql import DataFrame, SparkSession
 
-from crawldedup.core.bloom import BloomSizing, build_filter, contains_many, from_bytes, to_bytes
+from crawldedup.config import Config
+from crawldedup.core.bloom import (
+    BloomSizing,
+    add_many,
+    build_filter,
+    contains_many,
+    from_bytes,
+    new_filter,
+    to_bytes,
+)
 from crawldedup.pipeline.context import DayContext, timed
 from crawldedup.rules import Rule, enabled
-from crawldedup.store import open_store
+from crawldedup.store import Store, open_store
+
+BLOCKS = "bloom_blocks"
 
 
 def key_ranges(splits: int) -> list[tuple[str, str | None]]:
@@ -81,8 +101,91 @@ class RangedFilters:
         return out
 
 
-def rebuild(spark: SparkSession, ctx: DayContext) -> dict[str, Any]:
-    """Build every rule's per-range filters in parallel; returns stats and writes the manifest."""
+def block_row(rule: str, index: int) -> str:
+    return f"{rule}|{index:03d}"
+
+
+def block_sizing(cfg: Config, rule: Rule) -> BloomSizing:
+    """The fixed size of each of a rule's stored blocks (``bloom.capacity_docs``)."""
+    per_doc = {Rule.LSH: cfg.lsh.bands, Rule.SIMHASH: cfg.simhash.max_distance + 1}.get(rule, 1)
+    keys = cfg.bloom.capacity_docs * per_doc
+    return BloomSizing(math.ceil(keys / cfg.bloom.scan_splits), cfg.bloom.error_rate)
+
+
+def sizing_cell(cfg: Config, rule: Rule) -> bytes:
+    sz = block_sizing(cfg, rule)
+    return json.dumps(
+        {"capacity": sz.capacity, "error_rate": sz.error_rate, "splits": cfg.bloom.scan_splits}
+    ).encode()
+
+
+def blocks_current(store: Store, cfg: Config, rules: Sequence[Rule]) -> bool:
+    """Every rule's blocks are in the store, sized as the config says."""
+    rows = [block_row(r.value, i) for r in rules for i in range(cfg.bloom.scan_splits)]
+    found = store.get(BLOCKS, rows, columns=["b:sizing"])
+    return all(
+        found.get(block_row(r.value, i), {}).get("b:sizing") == sizing_cell(cfg, r)
+        for r in rules
+        for i in range(cfg.bloom.scan_splits)
+    )
+
+
+def or_keys_into_blocks(store: Store, cfg: Config, rule: Rule, index: int, keys: list[str]) -> None:
+    """OR ``keys`` (of range ``index``) into the stored block; a missing block or one
+    sized otherwise is left alone (the next bloom stage rebuilds every block)."""
+    row = block_row(rule.value, index)
+    cells = store.get(BLOCKS, [row], columns=["b:bits", "b:sizing"]).get(row, {})
+    if cells.get("b:sizing") != sizing_cell(cfg, rule) or "b:bits" not in cells:
+        return
+    bf = from_bytes(cells["b:bits"])
+    new = [k for k, there in zip(keys, contains_many(bf, keys), strict=True) if not there]
+    if new:  # only keys not yet in: the count stays the number of distinct keys
+        add_many(bf, new)
+        store.put(BLOCKS, {row: {"b:bits": to_bytes(bf)}})
+
+
+def add_day_keys(ctx: DayContext, keys: DataFrame) -> int:
+    """OR the (rule, key) rows of ``keys`` (the postings the day is about to write) into
+    the stored blocks, one task per (rule, key range); returns how many keys went in.
+    Runs before the postings are written, so no block ever lacks a key of the index."""
+    cfg, store_url = ctx.cfg, ctx.store
+    lows = [lo for lo, _ in key_ranges(cfg.bloom.scan_splits)]
+    n_tasks = max(1, len(enabled(cfg.cascade.rules)) * len(lows))
+
+    def write(
+        group: tuple[tuple[str, int], Iterable[str]],
+    ) -> int:
+        (rule, index), found = group
+        batch = sorted(set(found))
+        with open_store(store_url) as store:
+            or_keys_into_blocks(store, cfg, Rule(rule), index, batch)
+        return len(batch)
+
+    return int(
+        keys.select("rule", "key")
+        .distinct()
+        .rdd.map(lambda r: ((r["rule"], range_of(r["key"], lows)), r["key"]))
+        .groupByKey(n_tasks)
+        .map(write)
+        .sum()
+    )
+
+
+def _write_part(root: str, rule: str, index: int, data: bytes) -> None:
+    path = part_path(root, rule, index)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(f".tmp{os.getpid()}")
+    tmp.write_bytes(data)
+    tmp.replace(path)  # a retried task never leaves half a file
+
+
+def rebuild(spark: SparkSession, ctx: DayContext, force_scan: bool = False) -> dict[str, Any]:
+    """Every rule's per-range filters, in parallel; returns stats and writes the manifest.
+
+    From the stored blocks when ``bloom.source = "blocks"`` and they are current;
+    otherwise by scanning the index tables (and, for ``blocks``, storing what was built,
+    so the next day reads blocks again). ``force_scan``: the repair path.
+    """
     cfg = ctx.cfg
     store_url = ctx.store
     rules = [r.value for r in enabled(cfg.cascade.rules)]
@@ -90,31 +193,56 @@ def rebuild(spark: SparkSession, ctx: DayContext) -> dict[str, Any]:
     tasks = [(rule, i, lo, hi) for rule in rules for i, (lo, hi) in enumerate(ranges)]
     min_capacity = math.ceil(cfg.bloom.min_capacity / len(ranges))
     error_rate = cfg.bloom.error_rate
+    use_blocks = cfg.bloom.source == "blocks"
+    if use_blocks and not force_scan:
+        with open_store(store_url) as store:
+            read_blocks = blocks_current(store, cfg, enabled(cfg.cascade.rules))
+    else:
+        read_blocks = False
+    sizings = {r: block_sizing(cfg, Rule(r)) for r in rules}
+    sizing_cells = {r: sizing_cell(cfg, Rule(r)) for r in rules}
     root = bloom_dir(ctx)
     shutil.rmtree(root, ignore_errors=True)  # a rerun never mixes in older filters
     root_s = str(root)
 
     def build(t: tuple[str, int, str, str | None]) -> tuple[str, int, int, int, int]:
         rule, i, lo, hi = t
-        keys = list(_scan_keys(store_url, Rule(rule).table, lo, hi))
-        capacity = max(min_capacity, math.ceil(len(keys) * 1.25))
-        data = to_bytes(build_filter(keys, capacity, error_rate))
-        path = part_path(root_s, rule, i)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(f".tmp{os.getpid()}")
-        tmp.write_bytes(data)
-        tmp.replace(path)  # a retried task never leaves half a file
-        return rule, i, len(keys), capacity, len(data)
+        if read_blocks:
+            with open_store(store_url) as store:
+                row = block_row(rule, i)
+                data = store.get(BLOCKS, [row], columns=["b:bits"])[row]["b:bits"]
+            bf = from_bytes(data)
+            keys, capacity = int(bf.count), sizings[rule].capacity
+        else:
+            found = list(_scan_keys(store_url, Rule(rule).table, lo, hi))
+            keys = len(found)
+            if use_blocks:
+                capacity = sizings[rule].capacity
+                bf = new_filter(capacity, error_rate)
+                add_many(bf, found)
+            else:
+                capacity = max(min_capacity, math.ceil(keys * 1.25))
+                bf = build_filter(found, capacity, error_rate)
+            data = to_bytes(bf)
+            if use_blocks:
+                with open_store(store_url) as store:
+                    store.put(
+                        BLOCKS,
+                        {block_row(rule, i): {"b:bits": data, "b:sizing": sizing_cells[rule]}},
+                    )
+        _write_part(root_s, rule, i, data)
+        return rule, i, keys, capacity, len(data)
 
     built = sc_parallel_map(spark, tasks, build)
-    stats: dict[str, Any] = {}
+    stats: dict[str, Any] = {"source": "blocks" if read_blocks else "scan"}
     manifest: dict[str, Any] = {"ranges": [lo for lo, _ in ranges], "rules": {}}
+    filters: dict[str, Any] = {}
     for rule in rules:
         parts = sorted(b for b in built if b[0] == rule)
         total_bytes = sum(p[4] for p in parts)
         mode = "broadcast" if total_bytes <= cfg.bloom.max_broadcast_bytes else "partitioned"
         manifest["rules"][rule] = {"mode": mode, "parts": len(parts)}
-        stats[rule] = {
+        filters[rule] = {
             "keys": sum(p[2] for p in parts),
             "capacity": sum(p[3] for p in parts),
             "bytes": total_bytes,
@@ -125,7 +253,7 @@ def rebuild(spark: SparkSession, ctx: DayContext) -> dict[str, Any]:
         }
     root.mkdir(parents=True, exist_ok=True)
     (root / "manifest.json").write_text(json.dumps(manifest, indent=2, sort_keys=True))
-    return stats
+    return {**filters, "_source": stats["source"]}
 
 
 def sc_parallel_map(spark: SparkSession, items: list[Any], fn: Any) -> list[Any]:
@@ -133,10 +261,14 @@ def sc_parallel_map(spark: SparkSession, items: list[Any], fn: Any) -> list[Any]
     return spark.sparkContext.parallelize(items, max(1, len(items))).map(fn).collect()
 
 
-def run(spark: SparkSession, ctx: DayContext) -> dict[str, Any]:
+def run(spark: SparkSession, ctx: DayContext, force_scan: bool = False) -> dict[str, Any]:
+    """The day's filters; ``force_scan`` rebuilds the stored blocks from the index tables
+    (``crawldedup stage bloom --rebuild-blocks``: repair, or a resize)."""
     stats: dict[str, Any] = {}
     with timed(stats):
-        stats["filters"] = rebuild(spark, ctx)
+        filters = rebuild(spark, ctx, force_scan)
+        stats["source"] = filters.pop("_source")
+        stats["filters"] = filters
     ctx.write_stats("bloom", stats)
     return stats
 

@@ -19,6 +19,7 @@ from pyspark.sql import functions as F
 from pyspark.sql.types import StringType, StructField, StructType
 
 from crawldedup.core.grouping import groups
+from crawldedup.pipeline.bloom_stage import add_day_keys
 from crawldedup.pipeline.candidates_stage import explode_keys, rank_within_day
 from crawldedup.pipeline.components import connected_components
 from crawldedup.pipeline.context import DayContext, timed
@@ -355,7 +356,13 @@ def run(spark: SparkSession, ctx: DayContext) -> dict[str, Any]:
         stats["retracted_rows"] = retract_previous_run(spark, ctx, docs)
         rules = enabled(cfg.cascade.rules)
         lookups = spark.read.parquet(ctx.path("lookups"))
-        postings = postings_to_write(docs, lookups, rules, cfg.limits.max_postings_per_key)
+        postings_to_write(docs, lookups, rules, cfg.limits.max_postings_per_key).write.mode(
+            "overwrite"
+        ).parquet(ctx.path("postings"))  # computed once, read by the Bloom blocks and the puts
+        postings = spark.read.parquet(ctx.path("postings"))
+        if cfg.bloom.source == "blocks":
+            # Before the postings: a block may hold keys the index lacks, never the reverse.
+            stats["bloom_keys_added"] = add_day_keys(ctx, postings)
         sc = spark.sparkContext
         counters = {n: sc.accumulator(0) for n in StoreStats().as_dict()}
         # The writes yield nothing: collect() only runs them.

@@ -43,6 +43,9 @@ TABLES: dict[str, tuple[str, ...]] = {
     # Site boilerplate (docs/algorithm.md#boilerplate): row = "host|line key", one cell
     # per day ("d:YYYY-MM-DD" = how many of the day's pages of the host hold the line).
     "host_lines": ("d",),
+    # Bloom filter blocks (docs/algorithm.md#bloom): row = "rule|range (3 digits)", cells
+    # "b:bits" (the filter of every key the rule's index table has had) and "b:sizing".
+    "bloom_blocks": ("b",),
 }
 
 
