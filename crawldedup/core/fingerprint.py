@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -19,15 +20,17 @@ from crawldedup.core.normalize import (
     normalize_codepoints,
     normalize_title,
 )
-from crawldedup.core.tokenize import char_term_frequencies, char_terms, term_frequencies
+from crawldedup.core.tokenize import char_term_frequencies, term_frequencies
 
 
 def md5_hex(text: str) -> str:
     return hashlib.md5(text.encode("utf-8"), usedforsecurity=False).hexdigest()
 
 
+@lru_cache(maxsize=1 << 18)
 def _hash64(feature: str) -> int:
-    # blake2b is stable across processes and days, unlike the salted hash().
+    # blake2b is stable across processes and days, unlike the salted hash(). Cached:
+    # words and runs of digits repeat across a day's documents.
     return int.from_bytes(hashlib.blake2b(feature.encode("utf-8"), digest_size=8).digest(), "big")
 
 
@@ -61,12 +64,23 @@ _M1, _M2 = np.uint64(0xBF58476D1CE4E5B9), np.uint64(0x94D049BB133111EB)
 
 def _mix64(x: np.ndarray) -> np.ndarray:
     """splitmix64's finalizer: a stable, well-spread 64-bit mix (wraps mod 2**64)."""
-    x = x ^ (x >> np.uint64(30))
-    x = x * _M1
-    x = x ^ (x >> np.uint64(27))
-    x = x * _M2
-    out: np.ndarray = x ^ (x >> np.uint64(31))
-    return out
+    return _mix64_inplace(x.astype(np.uint64, copy=True))
+
+
+_S30, _S27, _S31 = np.uint64(30), np.uint64(27), np.uint64(31)
+
+
+def _mix64_inplace(x: np.ndarray) -> np.ndarray:
+    """:func:`_mix64` overwriting ``x`` (a uint64 array): two arrays in memory, not seven."""
+    tmp = np.right_shift(x, _S30)
+    np.bitwise_xor(x, tmp, out=x)
+    np.multiply(x, _M1, out=x)
+    np.right_shift(x, _S27, out=tmp)
+    np.bitwise_xor(x, tmp, out=x)
+    np.multiply(x, _M2, out=x)
+    np.right_shift(x, _S31, out=tmp)
+    np.bitwise_xor(x, tmp, out=x)
+    return x
 
 
 def text_simhash(normalized: str, size: int = 3) -> int:
@@ -94,7 +108,7 @@ def codepoint_shingle_hashes(cp32: np.ndarray, size: int = 3) -> np.ndarray:
         cp = np.concatenate([cp, np.zeros(size - len(cp), dtype=np.uint64)])
     h = np.zeros(len(cp) - size + 1, dtype=np.uint64)
     for i in range(size):
-        h = _mix64(h ^ cp[i : len(cp) - size + 1 + i])
+        h = _mix64_inplace(h ^ cp[i : len(cp) - size + 1 + i])
     return h
 
 
@@ -167,29 +181,58 @@ def _set_size(values: np.ndarray, k: int) -> float:
     return (k - 1) / ((float(values[-1]) + 1.0) / 2.0**64)
 
 
-def term_ids(folded: str) -> np.ndarray:
-    """The cosine's terms of folded text as stable 64-bit ids, in text order: a CJK
-    character is its code point, a Latin/digit run its blake2b hash."""
-    ids = [ord(t) if len(t) == 1 and ord(t) > 0x2FFF else _hash64(t) for t in char_terms(folded)]
-    return np.array(ids, dtype=np.uint64)
+def term_ids(folded: str, folded_cp: np.ndarray | None = None) -> np.ndarray:
+    """The cosine's terms of folded text (``char_terms``) as stable 64-bit ids, in text
+    order: a CJK character is its code point, a Latin/digit run its blake2b hash.
+
+    Found on the code points, without one Python object per character: only the runs
+    are hashed (cached). ``tests/unit/test_fingerprint_similarity.py`` pins it to the
+    term-by-term definition.
+    """
+    cp = (codepoints(folded) if folded_cp is None else folded_cp).astype(np.int64)
+    if not cp.size:
+        return np.zeros(0, dtype=np.uint64)
+    cjk = (
+        ((cp >= 0x3400) & (cp <= 0x4DBF))
+        | ((cp >= 0x4E00) & (cp <= 0x9FFF))
+        | ((cp >= 0xF900) & (cp <= 0xFAFF))
+    )
+    latin = ((cp >= 0x61) & (cp <= 0x7A)) | ((cp >= 0x30) & (cp <= 0x39))
+    starts = np.flatnonzero(latin & ~np.concatenate(([False], latin[:-1])))
+    ends = np.flatnonzero(latin & ~np.concatenate((latin[1:], [False]))) + 1
+    ids = cp.astype(np.uint64)
+    if starts.size:
+        ids[starts] = np.array(
+            [_hash64(folded[a:b]) for a, b in zip(starts.tolist(), ends.tolist(), strict=True)],
+            dtype=np.uint64,
+        )
+    keep = cjk.copy()
+    keep[starts] = True
+    out: np.ndarray = ids[keep]
+    return out
 
 
-def term_shingle_hashes(folded: str, size: int = 3) -> np.ndarray:
+def term_shingle_hashes(
+    folded: str, size: int = 3, folded_cp: np.ndarray | None = None
+) -> np.ndarray:
     """Stable 64-bit hashes of every run of ``size`` consecutive terms (w-shingles).
 
     Chinese terms are characters, so these are character ``size``-grams there; English
     terms are words, so an English shingle is ``size`` words, not ``size`` letters
     (letter trigrams of unrelated English texts overlap a lot).
     """
-    return codepoint_shingle_hashes(term_ids(folded), size)
+    return codepoint_shingle_hashes(term_ids(folded, folded_cp), size)
 
 
 # Fixed seeds of the MinHash functions: the same signature in every process and day.
 _MINHASH_CHUNK = 8192
 
 
+@lru_cache(maxsize=8)
 def _minhash_seeds(n: int) -> np.ndarray:
-    return _mix64(np.arange(1, n + 1, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15))
+    seeds = _mix64(np.arange(1, n + 1, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15))
+    seeds.setflags(write=False)  # shared by every call
+    return seeds
 
 
 def minhash_signature(hashes: np.ndarray, n: int) -> np.ndarray:
@@ -205,7 +248,8 @@ def minhash_signature(hashes: np.ndarray, n: int) -> np.ndarray:
     sig = np.full(n, np.iinfo(np.uint64).max, dtype=np.uint64)
     for start in range(0, distinct.size, _MINHASH_CHUNK):  # bounded memory on huge pages
         chunk = distinct[start : start + _MINHASH_CHUNK]
-        sig = np.minimum(sig, _mix64(chunk[:, None] ^ seeds[None, :]).min(axis=0))
+        mixed = _mix64_inplace(chunk[:, None] ^ seeds[None, :])
+        np.minimum(sig, mixed.min(axis=0), out=sig)
     return sig
 
 
@@ -219,7 +263,7 @@ def lsh_band_keys(hashes: np.ndarray, bands: int, rows: int) -> list[str]:
         return []
     h = np.zeros(bands, dtype=np.uint64)
     for col in sig.reshape(bands, rows).T:
-        h = _mix64(h ^ col)
+        h = _mix64_inplace(h ^ col)
     return [f"{v:016x}.{i}" for i, v in enumerate(h.tolist())]
 
 
@@ -303,7 +347,7 @@ def fingerprint(
         tf = term_frequencies(folded, cfg.tokenizer)
     hashes = codepoint_shingle_hashes(text_cp, sh.shingle_size)
     # Term shingles: the sketch (Jaccard, containment) and the LSH band keys.
-    shingled = term_shingle_hashes(folded, lsh.shingle_terms)
+    shingled = term_shingle_hashes(folded, lsh.shingle_terms, folded_cp)
     if not text:
         simhash = 0
     elif sh.features == "shingles":

@@ -1,5 +1,6 @@
 import math
 
+import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -196,3 +197,49 @@ def test_sketch_containment_finds_an_excerpt_inside_its_article() -> None:
     small = sketch_of_hashes(article[:50], k)  # under k values: exact
     assert sketch_set_size(small, k) == 50.0
     assert sketch_containment(small, sa, k) == 1.0
+
+
+_FOLDED = st.text(
+    alphabet=st.sampled_from(
+        list("ab z09.,-_ \n\t") + list("中文网页判重㐀鿿豈﫿〇ぁ") + ["\u3000", "😀"]
+    ),
+    max_size=60,
+)
+
+
+@given(_FOLDED)
+def test_term_ids_equal_the_term_by_term_definition(folded: str) -> None:
+    """The vectorized ids are the plain definition: per char_terms term, a CJK character's
+    code point, else the blake2b hash of the term."""
+    import hashlib
+
+    from crawldedup.core.fingerprint import term_ids
+    from crawldedup.core.tokenize import char_terms
+
+    def plain(t: str) -> int:
+        if len(t) == 1 and ord(t) > 0x2FFF:
+            return ord(t)
+        return int.from_bytes(hashlib.blake2b(t.encode(), digest_size=8).digest(), "big")
+
+    assert term_ids(folded).tolist() == [plain(t) for t in char_terms(folded)]
+
+
+def _splitmix64_finalizer(x: int) -> int:  # in Python ints, mod 2**64
+    m = (1 << 64) - 1
+    x ^= x >> 30
+    x = (x * 0xBF58476D1CE4E5B9) & m
+    x ^= x >> 27
+    x = (x * 0x94D049BB133111EB) & m
+    return x ^ (x >> 31)
+
+
+@given(st.lists(st.integers(0, 2**64 - 1), max_size=50), st.integers(1, 40))
+def test_minhash_equals_the_definition(hashes: list[int], n: int) -> None:
+    """Value i is the minimum over the distinct hashes of mix64(h xor seed_i), seed_i =
+    mix64(i * golden ratio), in plain Python integers."""
+    from crawldedup.core.fingerprint import minhash_signature
+
+    m = (1 << 64) - 1
+    seeds = [_splitmix64_finalizer((i * 0x9E3779B97F4A7C15) & m) for i in range(1, n + 1)]
+    want = [min(_splitmix64_finalizer(x ^ s) for x in set(hashes)) for s in seeds] if hashes else []
+    assert minhash_signature(np.array(hashes, dtype=np.uint64), n).tolist() == want
