@@ -28,6 +28,7 @@ import datetime as dt
 import json
 import os
 import random
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -282,7 +283,9 @@ def shuffle_by_stage(events_dir: Path) -> dict[str, dict[str, float]]:
     return out
 
 
-def run_case(n: int, m: int, store: str, args: argparse.Namespace, base: Path) -> dict[str, Any]:
+def run_case(
+    n: int, m: int, store: str, args: argparse.Namespace, base: Path
+) -> list[dict[str, Any]]:
     rng = random.Random(n * 7919 + m)
     cfg = Config()
     case = base / f"{store}-{n}-{m}"
@@ -297,8 +300,36 @@ def run_case(n: int, m: int, store: str, args: argparse.Namespace, base: Path) -
     else:
         store_url = f"sqlite:///{home / 'store.db'}"
     load_s = bulk_load(store_url, cfg, indexed, max(0, m - len(indexed)), rng)
+    common = {"store": store, "docs": n, "index": m, "generate_s": gen_s, "bulk_load_s": load_s}
+    out: list[dict[str, Any]] = []
+    if args.baseline_tree is not None:
+        # The same day against a copy of the same index, by the baseline's code first.
+        base_home = case / "home-baseline"
+        base_home.mkdir(parents=True, exist_ok=True)
+        shutil.copy(home / "store.db", base_home / "store.db")
+        prefix = [sys.executable, "-m", "crawldedup.cli"]
+        env = {**os.environ, "PYTHONPATH": str(args.baseline_tree)}
+        r = _run_once(prefix, env, inp, base_home, f"sqlite:///{base_home / 'store.db'}", case, n)
+        out.append({**common, "code": args.baseline, **r})
+    prefix = [str(ROOT / ".venv/bin/crawldedup")]
+    r = _run_once(prefix, dict(os.environ), inp, home, store_url, case, n, store == "hbase")
+    out.append({**common, "code": "work tree", **r, "day_docs": day_docs})
+    return out
+
+
+def _run_once(
+    prefix: list[str],
+    env: dict[str, str],
+    inp: Path,
+    home: Path,
+    store_url: str,
+    case: Path,
+    n: int,
+    drop_hbase: bool = False,
+) -> dict[str, Any]:
+    args = ARGS
     cmd = [
-        str(ROOT / ".venv/bin/crawldedup"),
+        *prefix,
         "run",
         "--date",
         DAY,
@@ -315,15 +346,16 @@ def run_case(n: int, m: int, store: str, args: argparse.Namespace, base: Path) -
         "--set",
         f"spark.driver_memory={args.driver_memory}",
     ]
-    conf = case / "spark-conf"
+    conf = case / f"spark-conf-{home.name}"
     conf.mkdir(parents=True, exist_ok=True)
-    events = case / "events"
-    events.mkdir(exist_ok=True)
+    events = case / f"events-{home.name}"
+    shutil.rmtree(events, ignore_errors=True)
+    events.mkdir()
     (conf / "spark-defaults.conf").write_text(
         f"spark.eventLog.enabled true\nspark.eventLog.dir file://{events}\n"
         "spark.eventLog.compress false\nspark.eventLog.rolling.enabled false\n"
     )
-    env = {**os.environ, "SPARK_CONF_DIR": str(conf)}
+    env = {**env, "SPARK_CONF_DIR": str(conf)}
     t0 = time.perf_counter()
     proc = subprocess.Popen(
         cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env
@@ -348,18 +380,14 @@ def run_case(n: int, m: int, store: str, args: argparse.Namespace, base: Path) -
         "store", {}
     ).get("round_trips", 0)
     filters = stats["bloom"].get("filters", {})
-    if store == "hbase":
+    verdicts = _verdicts(store_url)
+    if drop_hbase:
         from crawldedup.store.hbase_store import HBaseStore
 
-        with open_store(store_url) as s:
-            assert isinstance(s, HBaseStore)
-            s.drop_all()
+        with open_store(store_url) as st:
+            assert isinstance(st, HBaseStore)
+            st.drop_all()
     return {
-        "store": store,
-        "docs": n,
-        "index": m,
-        "generate_s": gen_s,
-        "bulk_load_s": load_s,
         "wall_s": wall,
         "peak_rss_mb": tree.peak / 2**20,
         "load_avg_5min": load,
@@ -371,8 +399,30 @@ def run_case(n: int, m: int, store: str, args: argparse.Namespace, base: Path) -
         "bloom_s": stats["bloom"].get("seconds", 0.0),
         "round_trips_per_doc": trips / n,
         "duplicates": report.get("duplicates", {}),
-        "day_docs": day_docs,
+        "verdicts": verdicts,
     }
+
+
+def _verdicts(store_url: str) -> dict[str, Any]:
+    """The day's verdict cells by document, to compare two codes' runs."""
+    with open_store(store_url) as s:
+        return {row: cells for row, cells in s.scan("verdicts", start=f"{DAY}|", stop=f"{DAY}}}")}
+
+
+def _export(commit: str, base: Path) -> Path:
+    """``git archive`` of ``commit`` under ``base``: the baseline's code, untouched by the
+    work tree."""
+    out = base / f"baseline-{commit}"
+    if not out.exists():
+        out.mkdir(parents=True)
+        archive = subprocess.run(
+            ["git", "-C", str(ROOT), "archive", commit], check=True, capture_output=True
+        ).stdout
+        subprocess.run(["tar", "-x", "-C", str(out)], input=archive, check=True)
+    return out
+
+
+ARGS: argparse.Namespace
 
 
 def _read(p: Path) -> dict[str, Any]:
@@ -411,7 +461,7 @@ def print_tables(rows: list[dict[str, Any]]) -> None:
     print(
         _row(
             [
-                "store",
+                "store (code)",
                 "docs",
                 "index",
                 "wall s",
@@ -432,7 +482,7 @@ def print_tables(rows: list[dict[str, Any]]) -> None:
         print(
             _row(
                 [
-                    r["store"],
+                    f"{r['store']} ({r.get('code', 'work tree')})",
                     r["docs"],
                     r["index"],
                     f"{r['wall_s']:.1f}",
@@ -451,7 +501,7 @@ def print_tables(rows: list[dict[str, Any]]) -> None:
     print(
         _row(
             [
-                "store",
+                "store (code)",
                 "docs",
                 "index",
                 "stage",
@@ -473,7 +523,7 @@ def print_tables(rows: list[dict[str, Any]]) -> None:
             print(
                 _row(
                     [
-                        r["store"],
+                        f"{r['store']} ({r.get('code', 'work tree')})",
                         r["docs"],
                         r["index"],
                         stage,
@@ -499,6 +549,8 @@ def print_tables(rows: list[dict[str, Any]]) -> None:
     )
     print(_row(["---"] * (3 + len(quality_peer_names(rows)))))
     for r in rows:
+        if "fingerprint_docs_per_cpu_s" not in r:
+            continue  # a baseline's row
         peers_s = r.get("peers_s", {})
         print(
             _row(
@@ -532,7 +584,14 @@ def main(argv: list[str] | None = None) -> int:
         "--peers-max-docs", type=int, default=20_000, help="skip the peers on bigger days"
     )
     ap.add_argument("--work", type=Path, default=None)
+    ap.add_argument(
+        "--baseline",
+        metavar="COMMIT",
+        help="also run each case with this commit's code (embedded store), side by side",
+    )
     args = ap.parse_args(argv)
+    if args.baseline and args.store != "embedded":
+        ap.error("--baseline runs on the embedded store only")
     stores = ["embedded", "hbase"] if args.store == "both" else [args.store]
     base = args.work or Path(tempfile.mkdtemp(prefix="crawldedup-throughput-"))
     print(
@@ -540,18 +599,38 @@ def main(argv: list[str] | None = None) -> int:
         f"master {args.master}; work {base}",
         flush=True,
     )
-    rows = []
+    global ARGS
+    ARGS = args
+    args.baseline_tree = _export(args.baseline, base) if args.baseline else None
+    rows: list[dict[str, Any]] = []
     for store in stores:
         for m in args.index:
             for n in args.docs:
-                r = run_case(n, m, store, args, base)
+                case_rows = run_case(n, m, store, args, base)
+                r = case_rows[-1]
                 rate, size = fingerprint_rate(r["day_docs"])
                 r["fingerprint_docs_per_cpu_s"], r["mean_doc_bytes"] = rate, size
                 if not args.no_peers and n <= args.peers_max_docs:
                     r["peers_s"] = peers(r["day_docs"])
                 del r["day_docs"]
-                rows.append(r)
-                print(json.dumps(r), flush=True)
+                if len(case_rows) == 2:
+                    old, new = case_rows
+                    differ = sum(
+                        1
+                        for k in old["verdicts"].keys() | new["verdicts"].keys()
+                        if old["verdicts"].get(k) != new["verdicts"].get(k)
+                    )
+                    print(
+                        f"# {store} {n} vs {m}: {args.baseline} {old['wall_s']:.1f} s wall, "
+                        f"{sum(old['cpu_s'].values()):.0f} CPU s; work tree {new['wall_s']:.1f} s, "
+                        f"{sum(new['cpu_s'].values()):.0f} CPU s; verdicts differing: {differ} "
+                        f"of {len(new['verdicts'])}",
+                        flush=True,
+                    )
+                for c in case_rows:
+                    c["verdicts_count"] = len(c.pop("verdicts"))
+                    print(json.dumps(c), flush=True)
+                rows.extend(case_rows)
     print_tables(rows)
     return 0
 
