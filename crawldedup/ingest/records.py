@@ -34,6 +34,7 @@ QUARANTINE_REASONS = (
     "bad_fetched_at",
     "extraction_failed",
     "duplicate_id",
+    "bad_record",
 )
 
 
@@ -52,12 +53,21 @@ def id_from_url(url: str) -> str:
 
 
 def canonical_time(value: str) -> str:
-    """ISO-8601 → UTC 'YYYY-MM-DDTHH:MM:SS.ffffffZ' so strings sort in time order."""
+    """ISO-8601 → UTC 'YYYY-MM-DDTHH:MM:SS.ffffffZ' so strings sort in time order.
+
+    Raises ValueError for a text that is no ISO-8601 time or one outside years 1-9999
+    once in UTC (``bad_fetched_at``).
+    """
     text = value.strip().replace("Z", "+00:00")
     dt = datetime.fromisoformat(text)
     if dt.tzinfo is None:
         dt = dt.replace(tzinfo=UTC)  # naive times are taken as UTC, and documented so
-    return dt.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    try:
+        utc = dt.astimezone(UTC)
+    except OverflowError as exc:  # 9999-12-31T23:00:00-05:00 is in the year 10000 in UTC
+        raise ValueError(f"{value.strip()!r} is out of range in UTC") from exc
+    # isoformat pads the year to four digits (strftime's %Y gives "999" for 999 here).
+    return utc.replace(tzinfo=None).isoformat(timespec="microseconds") + "Z"
 
 
 # Modules whose pip name differs from the module name, for the message of a missing one.

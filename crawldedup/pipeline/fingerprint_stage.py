@@ -7,6 +7,7 @@ per-row pickling, and the parsed day is cached once, columnar, for both outputs.
 
 from __future__ import annotations
 
+import os
 import shutil
 from collections.abc import Iterable, Iterator
 from dataclasses import asdict
@@ -21,7 +22,14 @@ from pyspark.sql.types import ArrayType, StringType, StructField, StructType
 
 from crawldedup.config import Config
 from crawldedup.core.boilerplate import strip_boilerplate
-from crawldedup.ingest.readers import list_input_files, read_file
+from crawldedup.ingest.readers import (
+    InputFileError,
+    RawRecord,
+    describe,
+    is_environment_error,
+    read_file,
+    select_input_files,
+)
 from crawldedup.ingest.records import Quarantined, fingerprint_fields, prepare
 from crawldedup.pipeline import schemas
 from crawldedup.pipeline.context import DayContext, timed
@@ -48,15 +56,81 @@ BATCH_ROWS = 1000
 BROADCAST_DUPLICATES = 1_000_000
 
 
-def _prepare_file(path: str, cfg: Config, day: str) -> Iterator[dict[str, Any]]:
-    for rec in read_file(path, cfg.limits.max_record_bytes):
+def _prepare_one(rec: RawRecord, cfg: Config, day: str) -> dict[str, Any]:
+    """One parsed row; a record whose preparation raises is quarantined as ``bad_record``."""
+    try:
         out = prepare(rec, cfg, day)
-        if isinstance(out, Quarantined):
-            yield {"kind": "q", **asdict(out)}
-        else:
-            out["raw"] = rec.raw
-            out["kind"] = "d"
-            yield out
+    except Exception as exc:
+        if is_environment_error(exc):
+            raise
+        out = Quarantined(rec.source, rec.position, "bad_record", describe(exc), rec.raw)
+    if isinstance(out, Quarantined):
+        return {"kind": "q", **asdict(out)}
+    out["raw"] = rec.raw
+    out["kind"] = "d"
+    return out
+
+
+def _prepare_file(path: str, cfg: Config, day: str) -> Iterator[dict[str, Any]]:
+    """The file's parsed rows: every failure of one record or of the file is a row too.
+
+    A failure of the machine or the install (see ``is_environment_error``) raises an
+    ``InputFileError`` naming the file, the position and the cause, which fails the run.
+    """
+    position = 0
+    try:
+        for rec in read_file(path, cfg.limits.max_record_bytes):
+            position = rec.position
+            yield _prepare_one(rec, cfg, day)
+    except Exception as exc:
+        if is_environment_error(exc):
+            where = f"{path} (position {position})" if position else path
+            raise InputFileError(f"{where}: {describe(exc)}") from exc
+        # A reader's own failure (they quarantine bad bytes themselves): the rest of the
+        # file is one entry, and the records before it keep their rows.
+        yield {
+            "kind": "q",
+            "source": path,
+            "position": position + 1,
+            "reason": "bad_file",
+            "detail": f"{describe(exc)} (file unreadable after record {position})",
+            "raw": "",
+        }
+
+
+def _text_safe(value: Any) -> Any:
+    """A string Arrow can encode (lone surrogates escaped); other values unchanged."""
+    if isinstance(value, str):
+        return value.encode("utf-8", "backslashreplace").decode("utf-8")
+    return value
+
+
+def _to_batch(rows: list[dict[str, Any]], schema: pa.Schema) -> pa.RecordBatch:
+    """The rows as one Arrow batch; a row Arrow refuses becomes a ``bad_record`` row."""
+    try:
+        return pa.RecordBatch.from_pylist(rows, schema=schema)
+    except Exception as exc:
+        if is_environment_error(exc):
+            raise
+    safe: list[dict[str, Any]] = []
+    for row in rows:
+        try:
+            pa.RecordBatch.from_pylist([row], schema=schema)
+            safe.append(row)
+        except Exception as exc:
+            if is_environment_error(exc):
+                raise
+            safe.append(
+                {
+                    "kind": "q",
+                    "source": _text_safe(row.get("source")),
+                    "position": row.get("position"),
+                    "reason": "bad_record",
+                    "detail": _text_safe(describe(exc)),
+                    "raw": _text_safe(row.get("raw")),
+                }
+            )
+    return pa.RecordBatch.from_pylist(safe, schema=schema)
 
 
 def _prepare_batches(
@@ -68,10 +142,10 @@ def _prepare_batches(
             for row in _prepare_file(path, cfg, day):
                 rows.append(row)
                 if len(rows) >= BATCH_ROWS:
-                    yield pa.RecordBatch.from_pylist(rows, schema=schema)
+                    yield _to_batch(rows, schema)
                     rows = []
             if rows:
-                yield pa.RecordBatch.from_pylist(rows, schema=schema)
+                yield _to_batch(rows, schema)
 
 
 def read_and_fingerprint(
@@ -196,14 +270,36 @@ def remove_boilerplate(
     return cleaned, stats
 
 
+def _private_dir(folder: Path) -> None:
+    """``folder`` owner-only (0700); missing parents get the default mode."""
+    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    folder.chmod(0o700)
+
+
+def _private_tree(folder: Path) -> None:
+    """Quarantine files hold raw pages: folders 0700, files 0600, links left alone."""
+    folder.chmod(0o700)
+    for dirpath, dirnames, filenames in os.walk(folder):
+        for name in dirnames:
+            if not os.path.islink(os.path.join(dirpath, name)):
+                os.chmod(os.path.join(dirpath, name), 0o700)
+        for name in filenames:
+            if not os.path.islink(os.path.join(dirpath, name)):
+                os.chmod(os.path.join(dirpath, name), 0o600)
+
+
 def run(spark: SparkSession, ctx: DayContext) -> dict[str, Any]:
     """Fingerprint the day: writes work/docs (Parquet) and the quarantine (JSON Lines)."""
     stats: dict[str, Any] = {}
     if ctx.input_dir is None:
         raise ValueError("the fingerprint stage needs an input folder")
     with timed(stats):
-        files = [str(p) for p in list_input_files(Path(ctx.input_dir))]
+        selection = select_input_files(Path(ctx.input_dir))
+        files = [str(p) for p in selection.files]
         stats["files"] = len(files)
+        # What was not read, and why (symlinks, hidden folders, unknown extensions).
+        stats["skipped_files"] = selection.skipped_counts()
+        stats["skipped"] = selection.skipped_listing()
         parsed = None
         if not files:
             # No pages, no line counts: a previous run's must not reach publish.
@@ -215,7 +311,9 @@ def run(spark: SparkSession, ctx: DayContext) -> dict[str, Any]:
             if ctx.cfg.boilerplate.enabled:
                 docs, stats["boilerplate"] = remove_boilerplate(spark, ctx, docs)
         docs.drop("raw", *PAGE_COLUMNS).write.mode("overwrite").parquet(ctx.path("docs"))
+        _private_dir(ctx.quarantine_dir.parent)  # no window where others can read raw pages
         quarantined.coalesce(1).write.mode("overwrite").json(str(ctx.quarantine_dir))
+        _private_tree(ctx.quarantine_dir)
         if parsed is not None:
             parsed.unpersist()
         written = spark.read.parquet(ctx.path("docs"))

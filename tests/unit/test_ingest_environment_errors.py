@@ -147,7 +147,8 @@ def test_the_lxml_shim_import_error_is_reported_as_lxml_html_clean_missing() -> 
 
 
 def test_worker_file_loop_raises_and_root_cause_names_the_module(tmp_path: Path) -> None:
-    """The executors' loop over a file raises; the traceback it reports yields one line."""
+    """The executors' loop over a file raises; the traceback it reports yields one line,
+    naming the file and the position (issue 16)."""
     day = tmp_path / f"dt={DAY}"
     day.mkdir()
     plain = {"id": "p1", "url": "https://a.example/1", "title": "T", "content": "plain words"}
@@ -158,20 +159,25 @@ def test_worker_file_loop_raises_and_root_cause_names_the_module(tmp_path: Path)
         """
         import json, sys, traceback
         from crawldedup.config import Config
+        from crawldedup.ingest.readers import InputFileError
         from crawldedup.pipeline.fingerprint_stage import _prepare_file
         kinds = []
         try:
             for row in _prepare_file(sys.argv[1], Config().validate(), "2026-11-02"):
                 kinds.append(row["kind"] + ":" + str(row.get("reason")))
-            tb = None
-        except ImportError:
+            tb = cause = None
+        except InputFileError as exc:
             tb = traceback.format_exc()
-        print(json.dumps({"kinds": kinds, "traceback": tb}))
+            cause = type(exc.__cause__).__name__
+        print(json.dumps({"kinds": kinds, "traceback": tb, "cause": cause}))
         """,
         str(day / "part-0.jsonl"),
     )
     assert out["kinds"] == ["d:None"], "the HTML record must not become a quarantine entry"
     assert out["traceback"], "the file loop did not raise"
+    assert out["cause"] == "ModuleNotFoundError"
+    # The one line names the file and the record's position as well as the cause.
+    line = f"InputFileError: {day / 'part-0.jsonl'} (position 2): {MESSAGE}"
 
     from crawldedup.pipeline.stages import StageFailed, root_cause
 
@@ -184,8 +190,8 @@ def test_worker_file_loop_raises_and_root_cause_names_the_module(tmp_path: Path)
         "failure: Task 0 in stage 3.0 failed 1 times\n"
         "\tat org.apache.spark.scheduler.DAGScheduler.failJobAndIndependentStages(...)\n"
     )
-    assert root_cause(worker) == MESSAGE
-    assert str(StageFailed("fingerprint", worker)) == f"stage fingerprint failed: {MESSAGE}"
+    assert root_cause(worker) == line
+    assert str(StageFailed("fingerprint", worker)) == f"stage fingerprint failed: {line}"
 
 
 def test_cli_run_exits_1_with_one_line_before_spark_starts(tmp_path: Path) -> None:
