@@ -112,6 +112,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     rep = sub.add_parser("report", help="print day D's report (JSON)")
     rep.add_argument("--date", required=True, type=_day)
+    rep.add_argument(
+        "--html",
+        action="store_true",
+        help="write the day's HTML report to HOME/reports/dt=D/index.html and print its path",
+    )
     common(rep)
 
     g = sub.add_parser("groups", help="day D's most copied articles (JSON Lines)")
@@ -251,6 +256,11 @@ def cmd_report(args: argparse.Namespace, cfg: Config) -> int:
     if not row:
         print(f"crawldedup: no report for {ctx.day} in {ctx.store}", file=sys.stderr)
         return 1
+    if args.html:
+        from crawldedup.reporting import write_report
+
+        print(write_report(ctx.store, ctx.home, ctx.day, ctx.quarantine_dir))
+        return 0
     print(row["r:report"].decode())
     return 0
 
