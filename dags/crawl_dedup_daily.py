@@ -21,15 +21,24 @@ data-quality gate. Intermediates live in `{home}/work/dt={day}/`.
 executors' python (`PYSPARK_PYTHON`) needs the project's dependencies, and `home` must be
 a path every node sees (a shared file system). See the README, "Running on a Spark cluster".
 
-**Which day.** A scheduled run covers the data interval that starts on the crawl day at the
-cron time: the run of logical date `D` fires at the next cron tick (by default `D+1` 03:00
-UTC) and processes `{input_root}/dt=D/` (`{{ ds }}`). A run triggered without a logical
-date needs the `crawl_date` param.
+**Which day.** The `crawl_date` param when given; else the day the run's data interval
+starts on. A scheduled or backfill run of logical date `D` covers `D` 03:00 -> `D+1` 03:00
+UTC, fires at its end and processes `{input_root}/dt=D/` (`{{ ds }}`). A manual run with a
+logical date processes the day that date falls in once the day is over, else the last
+complete day: **a UI trigger with the form's defaults (logical date "now") processes
+yesterday**, like the scheduler would. A run without a logical date and without
+`crawl_date` is refused by its first task, with what to set. The day is in run ids
+(`scheduled__crawl-D__...`, `manual__crawl-D__...`; Airflow names backfill runs
+`backfill__<D+1>T03:00:00+00:00` itself), in the run's note (`crawl day D`, on its page)
+and in the first line of every task's log.
 
-**Days run in order**: `max_active_runs=1`, `depends_on_past`, and `wait_for_crawl` waits
-until the previous run (by logical date) has succeeded, and fails when it failed: a day is
-judged against every earlier day's published results. To skip a broken day, mark its run
-successful; to redo it, clear it and every later run.
+**Days run in order**: `max_active_runs=1`, and `wait_for_crawl`, the first task, waits
+while the previous run (by logical date) is queued or running, fails when it failed, and
+refuses a day whose previous day has a crawl folder but is not published in the store
+(unless the store has no earlier day, where its history starts; param
+`require_previous_day` off skips this check): a day is judged against every earlier day's
+published results. (No `depends_on_past`: Airflow rejects the UI's default backfill choice,
+"Missing Runs", for such DAGs.) To redo a day, rerun it and then every later day.
 
 **Which store.** The `store` param if given; else the `hbase_default` connection
 (`HBaseHook`: host, port, extra `table_prefix`, `timeout_ms`, `retries`, `batch_size`,
@@ -37,17 +46,18 @@ successful; to redo it, clear it and every later run.
 time by `wait_for_crawl`, never while parsing.
 
 **Backfill** (the DAG must be unpaused; logical dates are at 03:00, so end the window at or
-after the last day's 03:00; `depends_on_past` requires a reprocess behavior):
+after the last day's 03:00). From the UI: Trigger -> Backfill, the date range, the default
+"Missing Runs". From the CLI:
 
     airflow dags unpause crawl_dedup_daily
     airflow backfill create --dag-id crawl_dedup_daily --from-date 2026-11-01 \\
-        --to-date 2026-11-03T03:00:00 --reprocess-behavior completed --max-active-runs 1
+        --to-date 2026-11-03T03:00:00 --max-active-runs 1
 
 **Rerun a day with other parameters** (replaces that day's verdicts only; later days are not
-recomputed):
+recomputed). In the UI: Trigger, Crawl date `2026-11-01`, Similarity threshold 0.85. CLI:
 
-    airflow dags trigger crawl_dedup_daily -l 2026-11-01T12:00:00 -c '{"threshold": 0.85}'
-    airflow dags trigger crawl_dedup_daily -c '{"crawl_date": "2026-11-01", "dry_run": true}'
+    airflow dags trigger crawl_dedup_daily -c '{"crawl_date": "2026-11-01", "threshold": 0.85}'
+    airflow dags trigger crawl_dedup_daily -l 2026-11-01T12:00:00 -c '{"dry_run": true}'
 
 **Params**: `threshold`, `rules`, `dry_run` (computes verdicts, writes nothing to the store),
 `input_root`, `home`, `store`, `wait_for`, `config` (the TOML config file every task reads,
@@ -61,22 +71,25 @@ Deployment knobs (environment of the DAG processor and workers): `CRAWLDEDUP_SCH
 `CRAWLDEDUP_RETRIES`, `CRAWLDEDUP_RETRY_DELAY_S`, `CRAWLDEDUP_SENSOR_POKE_S`,
 `CRAWLDEDUP_SENSOR_TIMEOUT_H`, `CRAWLDEDUP_CONFIG` (the `config` default), `CRAWLDEDUP_PY_FILES`
 (comma-separated `--py-files` of every Spark stage, e.g. the project zip; empty: none),
-`CRAWLDEDUP_TOPICS_LIBRARY` (the `topics_library` default).
+`CRAWLDEDUP_TOPICS_LIBRARY` (the `topics_library` default), `CRAWLDEDUP_SCHEDULED_RUNS`
+(`false`: no scheduled runs, manual and backfill only; the quickstart's setting).
 """
 
 from __future__ import annotations
 
 import importlib.util
+import logging
 import os
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 from airflow.providers.apache.spark.operators.spark_submit import SparkSubmitOperator
-from airflow.sdk import DAG, CronDataIntervalTimetable, Param, chain, task
+from airflow.sdk import DAG, Param, chain, task
 
 from crawldedup.stage_registry import stage
 from crawldedup_airflow.day import (
+    DAG_ID,
     RELEVANCE_STAGE,
     RULES,
     SPARK_STAGES,
@@ -84,7 +97,9 @@ from crawldedup_airflow.day import (
     spark_conf,
     stage_args,
 )
+from crawldedup_airflow.runlog import log_crawl_day
 from crawldedup_airflow.sensors import CrawlDaySensor
+from crawldedup_airflow.timetable import CrawlDayTimetable
 
 # Deployment settings come from the environment: cheap to read while parsing, unlike
 # Variables (a metadata DB or secrets backend call on every parse).
@@ -93,6 +108,7 @@ REPO = Path(__file__).resolve().parents[1]
 JOBS_DIR = Path(_ENV.get("CRAWLDEDUP_JOBS_DIR") or REPO / "jobs")
 SCHEDULE = _ENV.get("CRAWLDEDUP_SCHEDULE", "0 3 * * *")
 CATCHUP = _ENV.get("CRAWLDEDUP_CATCHUP", "false").lower() in ("1", "true", "yes")
+SCHEDULED_RUNS = _ENV.get("CRAWLDEDUP_SCHEDULED_RUNS", "true").lower() in ("1", "true", "yes")
 OWNER = _ENV.get("CRAWLDEDUP_OWNER", "crawldedup")
 RETRIES = int(_ENV.get("CRAWLDEDUP_RETRIES", "2"))
 RETRY_DELAY = timedelta(seconds=float(_ENV.get("CRAWLDEDUP_RETRY_DELAY_S", "60")))
@@ -131,14 +147,33 @@ def _stage_args_template(stage: str) -> Any:
 SPARK_CONF_TEMPLATE: Any = f"{{{{ spark_conf(params, {_RUN}, {LOG4J!r}) }}}}"
 
 
+class CrawlDayStage(SparkSubmitOperator):
+    """A Spark stage whose log starts with the crawl day (before spark-submit's lines)."""
+
+    def execute(self, context: Any) -> None:
+        log_crawl_day(context, self.log)
+        super().execute(context)
+
+
 PARAMS = {
     "crawl_date": Param(
-        "",
-        type="string",
-        pattern=r"^(\d{4}-\d{2}-\d{2})?$",
+        None,
+        type=["null", "string"],
+        format="date",
+        pattern=r"^\d{4}-\d{2}-\d{2}$",
         title="Crawl date",
-        description="YYYY-MM-DD. Empty: the run's logical date ({{ ds }}). Needed when the "
-        "run is triggered without a logical date.",
+        description="The crawl day to process, YYYY-MM-DD (e.g. 2026-11-02): the folder "
+        "{input_root}/dt=YYYY-MM-DD/. Empty: the day of the run's data interval; with the "
+        "form's default logical date (now) that is yesterday, the last complete day.",
+        section="Day",
+    ),
+    "require_previous_day": Param(
+        True,
+        type="boolean",
+        title="Require the previous day",
+        description="Refuse the day when the day before has a crawl folder but is not "
+        "published in the store (days are de-duplicated in order). Off: process it anyway, "
+        "e.g. to skip a broken day.",
         section="Day",
     ),
     "threshold": Param(
@@ -147,7 +182,8 @@ PARAMS = {
         exclusiveMinimum=0,
         maximum=1,
         title="Similarity threshold",
-        description="Cosine must be strictly greater (cascade.threshold).",
+        description="A number in (0, 1], e.g. 0.9: a candidate is a duplicate when its cosine "
+        "is strictly greater (cascade.threshold).",
         section="Cascade",
     ),
     "rules": Param(
@@ -158,8 +194,8 @@ PARAMS = {
         minItems=1,
         uniqueItems=True,
         title="Rules",
-        description="The cascade's tests (cascade.rules), applied in the order "
-        f"{', '.join(RULES)}.",
+        description="At least one of the cascade's tests (cascade.rules), applied in the "
+        f"order {', '.join(RULES)}.",
         section="Cascade",
     ),
     "dry_run": Param(
@@ -174,7 +210,8 @@ PARAMS = {
         type="string",
         minLength=1,
         title="Input root",
-        description="The crawler's folder; the day is {input_root}/dt=YYYY-MM-DD/.",
+        description="The crawler's folder on the workers (not empty); the day is "
+        "{input_root}/dt=YYYY-MM-DD/.",
         section="Locations",
     ),
     "home": Param(
@@ -182,15 +219,18 @@ PARAMS = {
         type="string",
         minLength=1,
         title="Home",
-        description="Work files (work/dt=D/), quarantine and the embedded store.",
+        description="A folder on the workers (not empty): work files (work/dt=D/), "
+        "quarantine and the embedded store.",
         section="Locations",
     ),
     "store": Param(
-        "",
-        type="string",
+        None,
+        type=["null", "string"],
+        pattern=r"^(sqlite|hbase)://",
         title="Store URL",
-        description="sqlite:///abs/path.db or hbase://host:port/prefix?... Empty: the "
-        "hbase_default connection if defined, else the embedded store under home.",
+        description="sqlite:///abs/path.db or hbase://host:port/prefix (options after ?, e.g. "
+        "?timeout_ms=60000). Empty: the hbase_default connection if defined, else the "
+        "embedded store under home.",
         section="Locations",
     ),
     "wait_for": Param(
@@ -205,11 +245,11 @@ PARAMS = {
         section="Locations",
     ),
     "topics_library": Param(
-        _ENV.get("CRAWLDEDUP_TOPICS_LIBRARY", ""),
-        type="string",
+        _ENV.get("CRAWLDEDUP_TOPICS_LIBRARY") or None,
+        type=["null", "string"],
         title="Topic library",
-        description="Semantic library (YAML) on the workers for the relevance stage "
-        "(relevance.library). Empty: relevance is skipped.",
+        description="Path of a semantic library (YAML) on the workers for the relevance "
+        "stage (relevance.library), e.g. /data/topics.yaml. Empty: relevance is skipped.",
         section="Relevance",
     ),
     "config": Param(
@@ -254,14 +294,16 @@ PARAMS = {
 }
 
 with DAG(
-    dag_id="crawl_dedup_daily",
+    dag_id=DAG_ID,
     description="Daily de-duplication of one crawl day: fingerprint, Bloom, candidates, "
     "cosine, publish, report",
     doc_md=__doc__,
-    # A data-interval timetable so that {{ ds }} is the crawl day and the run fires once the
-    # day is over (a plain cron string gives CronTriggerTimetable in Airflow 3: ds = the
-    # firing day, whose crawl is still being written).
-    schedule=CronDataIntervalTimetable(SCHEDULE, timezone="UTC"),
+    # A data-interval timetable so that the interval's day is the crawl day and the run
+    # fires once the day is over (a plain cron string gives CronTriggerTimetable in Airflow
+    # 3: ds = the firing day, whose crawl is still being written). CrawlDayTimetable (a
+    # CronDataIntervalTimetable, registered by plugins/crawldedup_plugin.py) also names the
+    # day in scheduled run ids and infers manual runs' intervals (see its module).
+    schedule=CrawlDayTimetable(SCHEDULE, timezone="UTC", scheduled_runs=SCHEDULED_RUNS),
     start_date=datetime(2026, 1, 1, tzinfo=UTC),
     catchup=CATCHUP,
     max_active_runs=1,
@@ -272,7 +314,9 @@ with DAG(
     tags=["crawldedup", "dedup", "spark"],
     default_args={
         "owner": OWNER,
-        "depends_on_past": True,
+        # Not depends_on_past: Airflow then rejects the UI's default backfill choice
+        # ("Missing Runs"). The sensor orders the days (see "Days run in order").
+        "depends_on_past": False,
         "retries": RETRIES,
         "retry_delay": RETRY_DELAY,
         "retry_exponential_backoff": 2.0,
@@ -284,13 +328,15 @@ with DAG(
         mode="reschedule",  # frees the worker slot between pokes
         poke_interval=SENSOR_POKE,
         timeout=SENSOR_TIMEOUT,
-        doc_md="Waits until the previous run has succeeded (fails if it failed) and the "
-        "crawl folder `{input_root}/dt=D/` is ready (`wait_for`: a `_SUCCESS` marker or any "
-        "data file); then resolves the day, home and store URL into its XCom.",
+        doc_md="Resolves the crawl day (refuses a run without one), waits while the previous "
+        "run is queued or running (fails if it failed) and until the crawl folder "
+        "`{input_root}/dt=D/` is ready (`wait_for`: a `_SUCCESS` marker or any data file), "
+        "refuses the day when the day before has a crawl but is not published "
+        "(`require_previous_day`); then puts the day, home and store URL into its XCom.",
     )
 
     def spark_stage(name: str) -> SparkSubmitOperator:
-        return SparkSubmitOperator(
+        return CrawlDayStage(
             task_id=name,
             conn_id="spark_default",
             application=str(JOBS_DIR / f"{name}.py"),
@@ -313,6 +359,7 @@ with DAG(
         "param is empty.",
     )
     def relevance_enabled(**context: Any) -> bool:
+        log_crawl_day(context, logging.getLogger(__name__))
         return bool(context["params"].get("topics_library"))
 
     stages[0] >> relevance_enabled() >> spark_stage(RELEVANCE_STAGE)
@@ -332,6 +379,7 @@ with DAG(
     def report(**context: Any) -> dict[str, Any]:
         from crawldedup_airflow.tasks import report_and_gate
 
+        log_crawl_day(context, logging.getLogger(__name__))
         return report_and_gate(context, sensor_task_id=SENSOR_TASK_ID)  # type: ignore[arg-type]
 
     chain(wait_for_crawl, *stages, report())

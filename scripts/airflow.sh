@@ -1,48 +1,84 @@
 #!/usr/bin/env bash
 # Quickstart: Airflow 3 standalone with the crawl_dedup_daily DAG, its connections and a
-# 3-day sample crawl (2026-11-01..03), everything under <repo>/.airflow (gitignored).
+# 3-day sample crawl (the three days before today, UTC), everything under <repo>/.airflow
+# (gitignored).
 #
-#   scripts/airflow.sh [standalone]  set up, then `airflow standalone` in the foreground
-#                                    (UI on http://localhost:$AIRFLOW_PORT; the admin
-#                                    password is printed and kept in .airflow/)
-#   scripts/airflow.sh setup         set up only: metadata DB, connections, sample crawl
-#   scripts/airflow.sh cli ARGS...   `airflow ARGS...` against this Airflow, for example
+#   scripts/airflow.sh up          set up, start Airflow in the background (log:
+#                                  .airflow/standalone.log), wait until the API answers,
+#                                  print the URL and the login
+#   scripts/airflow.sh down        stop every process `up` started, wait until the ports
+#                                  are free
+#   scripts/airflow.sh status      what runs: the processes, the API's health, the URL
+#   scripts/airflow.sh password    the admin login of the UI
+#   scripts/airflow.sh setup       set up only: metadata DB, connections, sample crawl
+#   scripts/airflow.sh standalone  set up, then `airflow standalone` in the foreground
+#   scripts/airflow.sh cli ARGS... `airflow ARGS...` against this Airflow, for example
 #
 #     scripts/airflow.sh cli dags unpause crawl_dedup_daily
 #     scripts/airflow.sh cli backfill create --dag-id crawl_dedup_daily \
-#         --from-date 2026-11-01 --to-date 2026-11-03T03:00:00 \
-#         --reprocess-behavior completed --max-active-runs 1
-#     scripts/airflow.sh cli dags trigger crawl_dedup_daily -l 2026-11-01T12:00:00 \
-#         -c '{"threshold": 0.85}'
+#         --from-date 2026-11-28 --to-date 2026-11-29T03:00:00 --max-active-runs 1
+#     scripts/airflow.sh cli dags trigger crawl_dedup_daily \
+#         -c '{"crawl_date": "2026-11-28", "threshold": 0.85}'
 #
-#   (logical dates of the daily schedule are at 03:00 UTC, so the window must reach the
-#   last day's 03:00; depends_on_past makes --reprocess-behavior mandatory.)
+#   (logical dates of the daily schedule are at 03:00 UTC, so a backfill window must reach
+#   the last day's 03:00.)
 #
 # Environment (all optional):
+#   CRAWLDEDUP_AIRFLOW_HOME    the Airflow home (DB, logs, sample crawl)  (<repo>/.airflow)
+#   AIRFLOW_HOST               the address the UI / API server binds       (127.0.0.1)
+#                              (0.0.0.0 to reach it from other machines)
 #   AIRFLOW_PORT               UI / API server port                          (8080)
+#   CRAWLDEDUP_AIRFLOW_PARALLELISM  task slots = LocalExecutor workers    (nproc, >= 2)
 #   CRAWLDEDUP_AIRFLOW_STORE   auto: the hbase_default connection when scripts/hbase.sh
 #                              status says HBase is up, else the embedded store;
 #                              embedded; or hbase (starts HBase)              (auto)
 #   CRAWLDEDUP_AIRFLOW_PREFIX  HBase table prefix of the quickstart    (airflow_quickstart)
-#   AIRFLOW__SCHEDULER__USE_JOB_SCHEDULE  True to let the scheduler create scheduled runs
-#                              (False: the sample has no crawl for "yesterday", whose
-#                              scheduled run would wait in its sensor for hours)
+#   CRAWLDEDUP_SCHEDULED_RUNS  true to let the scheduler plan daily runs      (false: the
+#                              sample crawl has no "today", whose run would wait in its
+#                              sensor for hours; the UI then shows no "Next Run")
+#   CRAWLDEDUP_AIRFLOW_UP_TIMEOUT_S  how long `up` waits for the API        (240)
 set -euo pipefail
 source "$(dirname "$0")/env.sh"
 cd "$ROOT"
 
-export AIRFLOW_HOME="$ROOT/.airflow"
+export AIRFLOW_HOME="${CRAWLDEDUP_AIRFLOW_HOME:-$ROOT/.airflow}"
 export AIRFLOW__CORE__DAGS_FOLDER="$ROOT/dags"
 export AIRFLOW__CORE__PLUGINS_FOLDER="$ROOT/plugins"
 export AIRFLOW__CORE__LOAD_EXAMPLES=False
-export AIRFLOW__API__PORT="${AIRFLOW_PORT:-8080}"
+HOST="${AIRFLOW_HOST:-127.0.0.1}"
+PORT="${AIRFLOW_PORT:-8080}"
+export AIRFLOW__API__HOST="$HOST"
+export AIRFLOW__API__PORT="$PORT"
+# Where browsers and the workers reach the API: 127.0.0.1 unless bound to one address.
+case "$HOST" in 0.0.0.0 | :: | "") REACH=127.0.0.1 ;; *) REACH="$HOST" ;; esac
+URL="http://$REACH:$PORT"
+export AIRFLOW__API__BASE_URL="${AIRFLOW__API__BASE_URL:-$URL}"
+export AIRFLOW__CORE__EXECUTION_API_SERVER_URL="${AIRFLOW__CORE__EXECUTION_API_SERVER_URL:-$URL/execution/}"
+# Sized to the machine: LocalExecutor starts `parallelism` workers up front (32 by
+# default, ~6.5 GB on a 2-core machine); one API server worker; one parsing process.
+cores=$(nproc 2>/dev/null || echo 2)
+slots="${CRAWLDEDUP_AIRFLOW_PARALLELISM:-$((cores < 2 ? 2 : cores))}"
+export AIRFLOW__CORE__PARALLELISM="${AIRFLOW__CORE__PARALLELISM:-$slots}"
+export AIRFLOW__API__WORKERS="${AIRFLOW__API__WORKERS:-1}"
+export AIRFLOW__DAG_PROCESSOR__PARSING_PROCESSES="${AIRFLOW__DAG_PROCESSOR__PARSING_PROCESSES:-1}"
 # SQLite waits up to 30 s for a lock instead of 5: without it, CLI writes such as
 # `backfill create` failed with "database is locked" while the scheduler was writing.
 export AIRFLOW__DATABASE__SQL_ALCHEMY_CONN="${AIRFLOW__DATABASE__SQL_ALCHEMY_CONN:-sqlite:///$AIRFLOW_HOME/airflow.db?timeout=30}"
-export AIRFLOW__SCHEDULER__USE_JOB_SCHEDULE="${AIRFLOW__SCHEDULER__USE_JOB_SCHEDULE:-False}"
+# The DAG reads it: no scheduled runs (and no "Next Run" in the UI) unless asked for.
+export CRAWLDEDUP_SCHEDULED_RUNS="${CRAWLDEDUP_SCHEDULED_RUNS:-false}"
 # The DAG's param defaults: the sample crawl and a home of its own.
 export CRAWLDEDUP_INPUT_ROOT="$AIRFLOW_HOME/crawl"
 export CRAWLDEDUP_HOME="$AIRFLOW_HOME/crawldedup"
+# Every process `up` starts carries CRAWLDEDUP_AIRFLOW_INSTANCE=$AIRFLOW_HOME in its
+# environment (set for `airflow standalone` only, not in this script's own), so that
+# `down` also finds a process that left the process group.
+
+PIDFILE="$AIRFLOW_HOME/standalone.pid"
+LOGFILE="$AIRFLOW_HOME/standalone.log"
+PASSWORDS="$AIRFLOW_HOME/simple_auth_manager_passwords.json.generated"
+# The API server, and the log servers of the scheduler (LocalExecutor) and the triggerer
+# (Airflow binds those two on every address; their ports are [logging] settings).
+PORTS=("$PORT" "${AIRFLOW__LOGGING__WORKER_LOG_SERVER_PORT:-8793}" "${AIRFLOW__LOGGING__TRIGGER_LOG_SERVER_PORT:-8794}")
 
 log() { echo "airflow.sh: $*" >&2; }
 
@@ -58,6 +94,8 @@ want_hbase() {
   esac
 }
 
+sample_days() { ls -d "$CRAWLDEDUP_INPUT_ROOT"/dt=*/ 2>/dev/null | sed 's#.*/dt=\(.*\)/#\1#'; }
+
 setup() {
   mkdir -p "$AIRFLOW_HOME"
   log "migrating the metadata DB in $AIRFLOW_HOME"
@@ -66,7 +104,8 @@ setup() {
 
   # One import (each airflow CLI call costs seconds); --overwrite so edits here apply.
   # spark_default: the provider falls back to master "yarn" without it. conn_type spark
-  # with the master as host and no port is used verbatim as --master.
+  # with the master as host and no port is used verbatim as --master. hbase_default
+  # (conn type hbase, registered by this project's provider entry point) when on HBase.
   local conns="$AIRFLOW_HOME/quickstart-connections.json" hbase=""
   if want_hbase; then
     local prefix="${CRAWLDEDUP_AIRFLOW_PREFIX:-airflow_quickstart}"
@@ -87,26 +126,196 @@ EOF
   fi
 
   if [[ ! -f "$CRAWLDEDUP_INPUT_ROOT/truth.jsonl" ]]; then
-    log "writing the sample crawl to $CRAWLDEDUP_INPUT_ROOT"
-    crawldedup sample --out "$CRAWLDEDUP_INPUT_ROOT" --days 3 >/dev/null
+    # The three days before today: a UI trigger with the form's defaults processes
+    # yesterday (the last complete day), which is then in the sample.
+    local start
+    start=$(date -u -d '3 days ago' +%F)
+    log "writing the sample crawl ($start and the 2 days after) to $CRAWLDEDUP_INPUT_ROOT"
+    crawldedup sample --out "$CRAWLDEDUP_INPUT_ROOT" --days 3 --start "$start" >/dev/null
   fi
   # The crawler's completion markers, which the sensor waits for by default.
   for day in "$CRAWLDEDUP_INPUT_ROOT"/dt=*/; do touch "$day/_SUCCESS"; done
+  local yesterday
+  yesterday=$(date -u -d yesterday +%F)
+  if ! sample_days | grep -qx "$yesterday"; then
+    log "note: the sample crawl ($(sample_days | tr '\n' ' ')) has no $yesterday; a trigger" \
+      "with defaults processes $yesterday: set Crawl date, or remove $CRAWLDEDUP_INPUT_ROOT" \
+      "and .airflow/crawldedup and run setup again for a fresh sample"
+  fi
+}
 
-  cat >&2 <<EOF
-airflow.sh: ready. In another shell:
-  scripts/airflow.sh cli dags unpause crawl_dedup_daily
-  scripts/airflow.sh cli backfill create --dag-id crawl_dedup_daily --from-date 2026-11-01 \\
-      --to-date 2026-11-03T03:00:00 --reprocess-behavior completed --max-active-runs 1
-  crawldedup verdicts --date 2026-11-03 --home $CRAWLDEDUP_HOME $( [[ -n "$hbase" ]] && echo "--store hbase://127.0.0.1:${HBASE_THRIFT_PORT:-9090}/${CRAWLDEDUP_AIRFLOW_PREFIX:-airflow_quickstart}")
+# The PID (= process group id) of a running `up`, or nothing.
+running_pid() {
+  [[ -f "$PIDFILE" ]] || return 1
+  local pid
+  pid=$(cat "$PIDFILE")
+  [[ -n "$pid" ]] && kill -0 "$pid" 2>/dev/null && echo "$pid"
+}
+
+# PIDs of what `up` started: the members of its session (setsid made the standalone
+# process the leader of a new session; its children stay in it even if they change their
+# process group), plus processes whose environment carries this instance's marker (in
+# case one started a session of its own; setproctitle may blank that environment, hence
+# the session first). This shell is never one of them.
+our_pids() {
+  local sid="${1:-}" env_file pid
+  {
+    if [[ -n "$sid" ]]; then ps -eo pid=,sid= | awk -v s="$sid" '$2 == s {print $1}'; fi
+    for env_file in /proc/[0-9]*/environ; do
+      pid=${env_file#/proc/}
+      pid=${pid%/environ}
+      if { tr '\0' '\n' <"$env_file"; } 2>/dev/null |
+        grep -qxF "CRAWLDEDUP_AIRFLOW_INSTANCE=$AIRFLOW_HOME"; then
+        echo "$pid"
+      fi
+    done
+  } | sort -un | grep -vx -e "$$" -e "${BASHPID:-$$}" || true
+}
+
+port_busy() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+
+busy_ports() {
+  local p out=()
+  for p in "${PORTS[@]}"; do port_busy "$p" && out+=("$p"); done
+  echo "${out[*]:-}"
+}
+
+# Airflow's health answer, not just anything on the port (a Spark master's UI also
+# defaults to 8080).
+api_ready() { curl -fsS -m 5 "$URL/api/v2/monitor/health" 2>/dev/null | grep -q '"metadatabase"'; }
+
+print_login() {
+  if [[ -f "$PASSWORDS" ]]; then
+    python3 -c 'import json,sys; [print(f"login: {u}  password: {p}") for u, p in json.load(open(sys.argv[1])).items()]' "$PASSWORDS"
+  else
+    echo "no password yet: $PASSWORDS is written when Airflow first starts" >&2
+    return 1
+  fi
+}
+
+up() {
+  if pid=$(running_pid); then
+    log "already running (pid $pid): $URL"
+    print_login
+    return 0
+  fi
+  local busy
+  busy=$(busy_ports)
+  if [[ -n "$busy" ]]; then
+    log "port(s) $busy already in use: another Airflow? (scripts/airflow.sh down, or AIRFLOW_PORT=...)"
+    exit 1
+  fi
+  setup
+  log "starting airflow standalone on $HOST:$PORT ($AIRFLOW__CORE__PARALLELISM task slots); log: $LOGFILE"
+  # Its own session and process group (setsid), so that `down` stops all of it.
+  CRAWLDEDUP_AIRFLOW_INSTANCE="$AIRFLOW_HOME" setsid nohup airflow standalone \
+    >"$LOGFILE" 2>&1 </dev/null &
+  echo $! >"$PIDFILE"
+  local pid deadline=$((SECONDS + ${CRAWLDEDUP_AIRFLOW_UP_TIMEOUT_S:-240}))
+  pid=$(cat "$PIDFILE")
+  until api_ready; do
+    if ! kill -0 "$pid" 2>/dev/null; then
+      log "airflow standalone exited; the end of $LOGFILE:"
+      tail -n 40 "$LOGFILE" >&2
+      rm -f "$PIDFILE"
+      exit 1
+    fi
+    if ((SECONDS > deadline)); then
+      log "the API did not answer on $URL in time; see $LOGFILE (scripts/airflow.sh down stops it)"
+      exit 1
+    fi
+    sleep 2
+  done
+  # The password file appears once the API server has started its auth manager.
+  until [[ -f "$PASSWORDS" ]] || ((SECONDS > deadline)); do sleep 1; done
+  local days
+  days=$(sample_days | tr '\n' ' ')
+  cat <<EOF
+
+Airflow is up (pid $pid; log $LOGFILE).
+  UI:        $URL/dags/crawl_dedup_daily
+  sample crawl days: $days(in $CRAWLDEDUP_INPUT_ROOT)
+  unpause the DAG (toggle in the UI, or scripts/airflow.sh cli dags unpause crawl_dedup_daily),
+  then Trigger (defaults: yesterday) or Trigger -> Backfill.
+  stop:      scripts/airflow.sh down
 EOF
+  print_login
+}
+
+down() {
+  local pid="" sid="" pids left i
+  if pid=$(running_pid); then
+    sid=$pid
+    log "stopping airflow standalone (pid $pid, its process group and session)"
+    kill -TERM -- "-$pid" 2>/dev/null || true
+  elif [[ -f "$PIDFILE" ]]; then
+    sid=$(cat "$PIDFILE")  # the leader is gone; its session may still have members
+  fi
+  # By id, never by name: the session's members and the marked processes.
+  for i in $(seq 1 30); do
+    pids=$(our_pids "$sid" | tr '\n' ' ')
+    [[ -z "${pids// /}" ]] && break
+    ((i == 1)) && [[ -z "$pid" ]] && log "stopping leftover processes: $pids"
+    # shellcheck disable=SC2086
+    kill -TERM $pids 2>/dev/null || true
+    sleep 1
+  done
+  pids=$(our_pids "$sid" | tr '\n' ' ')
+  if [[ -n "${pids// /}" ]]; then
+    log "killing what did not stop in 30 s: $pids"
+    # shellcheck disable=SC2086
+    kill -KILL $pids 2>/dev/null || true
+    sleep 1
+  fi
+  rm -f "$PIDFILE"
+  for i in $(seq 1 15); do
+    left=$(busy_ports)
+    [[ -z "$left" ]] && break
+    sleep 1
+  done
+  if [[ -n "$left" ]]; then
+    log "stopped, but port(s) $left are still in use (by a process this script did not start?)"
+    exit 1
+  fi
+  log "stopped; ports ${PORTS[*]} are free"
+}
+
+status() {
+  local pid pids rc=0
+  if pid=$(running_pid); then
+    echo "airflow standalone: running (pid $pid, log $LOGFILE)"
+  else
+    echo "airflow standalone: not running"
+    rc=3
+  fi
+  pids=$(our_pids "${pid:-}" | paste -sd, -)
+  if [[ -n "$pids" ]]; then
+    ps -o pid=,rss=,args= -p "$pids" 2>/dev/null |
+      awk '{printf "  pid %-7s %6.0f MB  ", $1, $2/1024; $1=$2=""; print substr($0, 3, 110)}'
+  fi
+  if api_ready; then
+    echo "API: $URL answers; components:"
+    curl -fsS -m 5 "$URL/api/v2/monitor/health" |
+      python3 -c 'import json,sys; [print("  " + k + ": " + str(v.get("status"))) for k, v in json.load(sys.stdin).items()]'
+  else
+    echo "API: no answer on $URL"
+    [[ $rc == 0 ]] && rc=1
+  fi
+  local busy
+  busy=$(busy_ports)
+  echo "ports in use: ${busy:-none} (of ${PORTS[*]})"
+  return $rc
 }
 
 case "${1:-standalone}" in
+  up) up ;;
+  down) down ;;
+  status) status ;;
+  password) print_login ;;
   setup) setup ;;
   standalone)
     setup
-    log "starting airflow standalone on port $AIRFLOW__API__PORT (Ctrl-C stops it)"
+    log "starting airflow standalone on $HOST:$PORT (Ctrl-C stops it; or use up/down)"
     exec airflow standalone
     ;;
   cli)
@@ -114,7 +323,7 @@ case "${1:-standalone}" in
     exec airflow "$@"
     ;;
   *)
-    echo "usage: $0 [standalone|setup|cli ARGS...]" >&2
+    echo "usage: $0 up|down|status|password|setup|standalone|cli ARGS..." >&2
     exit 2
     ;;
 esac

@@ -56,7 +56,10 @@ def check_planted_reposts(by_day: Mapping[str, Verdicts], truth: Mapping[str, Tr
     assert mirrors
     for t in mirrors:
         r = allv[t.id]
-        assert (r["rule"], r["group"]) == ("content_md5", t.cluster), (t, r)
+        # Found by the exact rule, or (when the boilerplate pass removed a line on one
+        # host and not on the other, so the cleaned texts differ) typed a full copy.
+        assert r["group"] == t.cluster, (t, r)
+        assert r["rule"] == "content_md5" or r["type"] == "full", (t, r)
     cross = [
         t
         for t in truth.values()

@@ -1,11 +1,21 @@
 """Airflow glue for crawldedup: the DAG ``crawl_dedup_daily`` imports from here.
 
-Modules, lightest first (the DAG file imports only the first two at parse time):
+Modules, lightest first (the DAG file imports day, runlog, timetable and sensors at parse time):
 
-- :mod:`.day`      pure: a run's crawl day, its folder, readiness, spark-submit arguments
-- :mod:`.sensors`  ``CrawlDaySensor``: waits for the previous day and the crawl folder
-- :mod:`.hooks`    ``HBaseHook``: the store from the ``hbase_default`` Connection
-- :mod:`.tasks`    the report task: write the report, push counts, apply the gate
+- :mod:`.day`       pure: a run's crawl day, its folder, readiness, the previous-day
+                    check, spark-submit arguments
+- :mod:`.provider`  pure: the provider info (``apache_airflow_provider`` entry point) that
+                    registers the ``hbase`` connection type and its form
+- :mod:`.runlog`    the first line of every task's log: the crawl day
+- :mod:`.timetable` ``CrawlDayTimetable``: crawl day in run ids, manual runs' intervals
+- :mod:`.sensors`   ``CrawlDaySensor``: waits for the previous day and the crawl folder
+- :mod:`.hooks`     ``HBaseHook``: the store from the ``hbase_default`` Connection
+- :mod:`.listeners` the run note (``crawl day D``), set in the scheduler
+- :mod:`.tasks`     the report task: write the report, push counts, apply the gate
+
+``plugins/crawldedup_plugin.py`` registers the timetable and the listener with Airflow.
+The package is installed with the project too (``pyproject.toml``), so that Airflow's
+providers manager finds the hook without the plugins folder.
 
 Nothing here imports pyspark or happybase at module level; the store and the report
 stage are imported inside the functions that run in a task.

@@ -8,12 +8,15 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 from crawldedup.config import RULES, Config, ConfigError, build_config, parse_override
 from crawldedup.stage_registry import SPARK_STAGES, stage, stage_argv
+
+DAG_ID = "crawl_dedup_daily"
+"""The DAG this package drives (the run-note listener acts on its runs only)."""
 
 RELEVANCE_STAGE = "relevance"
 """The optional topic-relevance stage: after fingerprint, beside the dedup chain."""
@@ -31,6 +34,7 @@ GATE_PARAMS: tuple[str, ...] = (
 """Params that override the config's ``[gate]`` values of the same name when not null."""
 
 __all__ = [
+    "DAG_ID",
     "GATE_PARAMS",
     "RELEVANCE_STAGE",
     "RULES",
@@ -39,8 +43,11 @@ __all__ = [
     "WAIT_FOR",
     "RunSetupError",
     "crawl_date",
+    "crawl_day_source",
     "crawl_ready",
     "day_dir",
+    "previous_day",
+    "previous_day_check",
     "run_config",
     "run_overrides",
     "spark_conf",
@@ -52,23 +59,75 @@ class RunSetupError(ValueError):
     """The run's params and dates do not name a day or a readiness rule."""
 
 
-def crawl_date(param: str | None, logical_date: datetime | None) -> str:
+def crawl_date(param: str | None, interval_start: datetime | None) -> str:
     """The crawl day (YYYY-MM-DD) a run processes.
 
-    The ``crawl_date`` param wins, so a manual rerun can name its day without a logical
-    date; otherwise the run's logical date, formatted exactly like ``{{ ds }}`` (the
-    schedule's data interval starts on the crawl day, see the DAG's docs).
+    1. The ``crawl_date`` param, when given (a rerun names its day).
+    2. Else the day the run's data interval starts on: a scheduled or backfill run of
+       logical date ``D`` (interval ``D 03:00 -> D+1 03:00``) processes ``D``, exactly
+       ``{{ ds }}``; a manual run with a logical date gets the interval the DAG's
+       timetable infers for it (:class:`~crawldedup_airflow.timetable.CrawlDayTimetable`:
+       the day the logical date falls in once that day is over, else the last complete
+       day, so a UI trigger "now" processes yesterday, on purpose).
+    3. Else (a manual run without a logical date, so without a data interval) the run
+       is refused, with what to set.
     """
     if param:
         try:
-            return date.fromisoformat(param).isoformat()
+            return date.fromisoformat(param.strip()).isoformat()
         except ValueError:
-            raise RunSetupError(f"crawl_date param {param!r} is not a date (YYYY-MM-DD)") from None
-    if logical_date is not None:
-        return logical_date.strftime("%Y-%m-%d")
+            raise RunSetupError(
+                f"crawl_date param {param!r} is not a date: write it as YYYY-MM-DD, e.g. "
+                "2026-11-02, or leave it empty to process the run's data interval"
+            ) from None
+    if interval_start is not None:
+        return interval_start.strftime("%Y-%m-%d")
     raise RunSetupError(
-        "this run has no logical date and no crawl_date param: trigger it with "
-        '--logical-date YYYY-MM-DD, or with conf {"crawl_date": "YYYY-MM-DD"}'
+        "this run has no logical date and no crawl_date param, so no crawl day: set the "
+        "crawl_date param (YYYY-MM-DD; trigger form: Day section; CLI: -c "
+        '\'{"crawl_date": "2026-11-02"}\'), or give the run a logical date (trigger form: '
+        "Logical date; CLI: -l 2026-11-02T12:00:00)"
+    )
+
+
+def crawl_day_source(param: str | None, interval_start: datetime | None) -> str:
+    """Where :func:`crawl_date` took the day from, for the log and the run's note."""
+    if param:
+        return "the crawl_date param"
+    if interval_start is not None:
+        return f"the data interval starting {interval_start.isoformat()}"
+    return "nowhere"
+
+
+def previous_day(day: str) -> str:
+    """The calendar day before ``day`` (YYYY-MM-DD)."""
+    return (date.fromisoformat(day) - timedelta(days=1)).isoformat()
+
+
+def previous_day_check(
+    day: str, published_before: list[str], previous_crawled: bool
+) -> tuple[bool, str]:
+    """Whether day ``day`` may be processed given the days the store has published.
+
+    Days are de-duplicated in order, each against every earlier day's published results,
+    so ``day`` may run when the day before it is published, when the day before had no
+    crawl (no ``dt=`` folder), or when the store has published no day before ``day`` (the
+    store's history starts here). ``published_before``: the store's published days
+    before ``day``, in order. Returns (ok, one line for the log or the refusal).
+    """
+    prev = previous_day(day)
+    if published_before and published_before[-1] == prev:
+        return True, f"the previous day {prev} is published"
+    if not previous_crawled:
+        return True, f"the previous day {prev} has no crawl folder (nothing to wait for)"
+    if not published_before:
+        return True, f"the store has no day before {day}: its history starts here"
+    return False, (
+        f"the previous day {prev} has a crawl but is not published in the store (the last "
+        f"published day before {day} is {published_before[-1]}); days are de-duplicated in "
+        f"order, so process {prev} first (trigger with crawl_date {prev}, or a backfill "
+        f"from {published_before[-1]}), or set the param require_previous_day to false to "
+        f"process {day} anyway"
     )
 
 
@@ -89,12 +148,13 @@ def crawl_ready(folder: Path, wait_for: str) -> tuple[bool, str]:
         if marker.is_file():
             return True, f"{marker} found"
         return False, f"no {SUCCESS_MARKER} in {folder} yet"
-    # The same filter the fingerprint stage reads with, so "ready" means "has input".
-    from crawldedup.ingest.readers import is_input_file
+    # The same selection the fingerprint stage reads with, so "ready" means "has input"
+    # (files under _temporary/ or .staging/, links and unknown names do not count).
+    from crawldedup.ingest.readers import select_input_files
 
-    for path in sorted(folder.rglob("*")):
-        if path.is_file() and is_input_file(path):
-            return True, f"data file {path.relative_to(folder)} found"
+    files = select_input_files(folder).files
+    if files:
+        return True, f"data file {Path(files[0]).relative_to(folder)} found"
     return False, f"no data files in {folder} yet"
 
 

@@ -10,7 +10,9 @@ A connection, e.g. from the CLI::
         --conn-host 127.0.0.1 --conn-port 9090 \\
         --conn-extra '{"table_prefix": "crawldedup", "timeout_ms": 60000, "retries": 5}'
 
-or as an environment variable (JSON form)::
+(the type is registered by this package's provider entry point, see
+:mod:`crawldedup_airflow.provider`: the Connections form shows Thrift host, port and
+the extras as fields), or as an environment variable (JSON form)::
 
     AIRFLOW_CONN_HBASE_DEFAULT='{"conn_type": "hbase", "host": "127.0.0.1", "port": 9090,
                                  "extra": {"table_prefix": "crawldedup"}}'
@@ -23,6 +25,11 @@ from typing import TYPE_CHECKING, Any
 from airflow.sdk import BaseHook
 from airflow.sdk.exceptions import AirflowNotFoundException
 
+from crawldedup_airflow.provider import (
+    HBASE_CONN_TYPE,
+    HBASE_HOOK_NAME,
+    HBASE_UI_FIELD_BEHAVIOUR,
+)
 from crawldedup_airflow.stores import embedded_store_url, hbase_store_url
 
 if TYPE_CHECKING:
@@ -41,8 +48,8 @@ class HBaseHook(BaseHook):
 
     conn_name_attr = "hbase_conn_id"
     default_conn_name = "hbase_default"
-    conn_type = "hbase"
-    hook_name = "HBase (crawldedup store)"
+    conn_type = HBASE_CONN_TYPE
+    hook_name = HBASE_HOOK_NAME
 
     def __init__(self, hbase_conn_id: str = default_conn_name, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -50,16 +57,12 @@ class HBaseHook(BaseHook):
 
     @classmethod
     def get_ui_field_behaviour(cls) -> dict[str, Any]:
-        """Form hints, used if the hook is ever registered through a provider entry point."""
+        """The Connections form's hints (Airflow < 3.2 asks the hook; later versions read
+        the same from the provider info, :mod:`crawldedup_airflow.provider`)."""
         return {
-            "hidden_fields": ["schema", "login", "password"],
-            "relabeling": {"host": "Thrift host", "port": "Thrift port"},
-            "placeholders": {
-                "host": "127.0.0.1",
-                "port": "9090",
-                "extra": '{"table_prefix": "crawldedup", "timeout_ms": 60000, "retries": 5, '
-                '"transport": "buffered", "protocol": "binary"}',
-            },
+            "hidden_fields": list(HBASE_UI_FIELD_BEHAVIOUR["hidden-fields"]),
+            "relabeling": dict(HBASE_UI_FIELD_BEHAVIOUR["relabeling"]),
+            "placeholders": dict(HBASE_UI_FIELD_BEHAVIOUR["placeholders"]),
         }
 
     @classmethod

@@ -2,13 +2,20 @@
 
 A day may be processed when
 
-1. the previous run (by logical date) has succeeded: each day is de-duplicated against
-   every earlier day, so day D+1 must not read the store before day D has published.
-   ``depends_on_past`` only orders each task after the same task of the previous run
-   (D+1's bloom could otherwise rebuild the filters while D's publish has not run yet),
-   and ``max_active_runs`` does not apply between a backfill and scheduled runs;
+1. the previous run (by logical date) is not queued or running, and did not fail (for
+   runs whose day is their data interval's): each day is de-duplicated against every
+   earlier day, so day D+1 must not read the store before day D has published, and
+   ``max_active_runs`` does not apply between a backfill and scheduled runs;
 2. the crawl folder ``{input_root}/dt={day}/`` is ready (a ``_SUCCESS`` marker, or any
-   data file, by the ``wait_for`` param).
+   data file, by the ``wait_for`` param);
+3. the day before is published in the store, or had no crawl, or the store has no
+   earlier day (its history starts here); else the run is refused with what to do
+   (``day.previous_day_check``; the ``require_previous_day`` param turns this off).
+
+This replaces ``depends_on_past``, which made Airflow reject the UI's default backfill
+choice ("Missing Runs"): the sensor is the first task and everything else runs after it,
+so a day's stages cannot overlap with the previous day's, and the DAG runs one run at a
+time (``max_active_runs=1``).
 
 When it is done, the sensor's XCom is what the run resolved: the crawl day, the input
 folder, home and the store URL, which the Spark stages' templates and the report read.
@@ -22,7 +29,16 @@ from typing import TYPE_CHECKING, Any
 from airflow.sdk import BaseSensorOperator, PokeReturnValue
 from airflow.sdk.exceptions import AirflowFailException
 
-from crawldedup_airflow.day import WAIT_FOR, RunSetupError, crawl_date, crawl_ready, day_dir
+from crawldedup_airflow.day import (
+    WAIT_FOR,
+    RunSetupError,
+    crawl_date,
+    crawl_ready,
+    day_dir,
+    previous_day,
+    previous_day_check,
+)
+from crawldedup_airflow.runlog import log_crawl_day
 
 if TYPE_CHECKING:
     from airflow.sdk import Context
@@ -41,10 +57,15 @@ class CrawlDaySensor(BaseSensorOperator):
         super().__init__(**kwargs)
         self.hbase_conn_id = hbase_conn_id
 
+    def execute(self, context: Context) -> Any:
+        # The first line of every try (reschedule mode: of every poke) names the day.
+        log_crawl_day(context, self.log)
+        return super().execute(context)
+
     def poke(self, context: Context) -> PokeReturnValue:
         params = context["params"]
         try:
-            day = crawl_date(params.get("crawl_date"), context.get("logical_date"))
+            day = crawl_date(params.get("crawl_date"), context.get("data_interval_start"))
             folder = day_dir(params["input_root"], day)
             wait_for = str(params["wait_for"])
             if wait_for not in WAIT_FOR:  # now, not after hours of waiting for the previous day
@@ -52,8 +73,22 @@ class CrawlDaySensor(BaseSensorOperator):
         except RunSetupError as exc:
             # Bad params do not get better with retries.
             raise AirflowFailException(str(exc)) from exc
+        interval = context.get("data_interval_start")
+        if params.get("crawl_date") and interval is not None:
+            interval_day = crawl_date(None, interval)
+            if interval_day != day:
+                self.log.warning(
+                    "%s: the crawl_date param overrides this run's data interval day %s (its "
+                    "run id names %s); to rerun a day from the trigger form, set Logical date "
+                    "to a time on that day instead",
+                    day,
+                    interval_day,
+                    interval_day,
+                )
 
-        waiting_for = self._previous_run_unfinished(context)
+        # The previous run by logical date is the previous day only when the day is the
+        # data interval's; a rerun named by crawl_date is ordered by the store check below.
+        waiting_for = None if params.get("crawl_date") else self._previous_run_unfinished(context)
         if waiting_for:
             self.log.info("%s: waiting: %s", day, waiting_for)
             return PokeReturnValue(is_done=False)
@@ -69,6 +104,11 @@ class CrawlDaySensor(BaseSensorOperator):
         home = str(Path(params["home"]).expanduser().resolve())
         store, source = resolve_store(params.get("store"), home, self.hbase_conn_id)
         self.log.info("%s: store %s (from %s), home %s", day, store, source, home)
+        if params.get("require_previous_day", True):
+            ok, why = self._previous_day_published(day, store, params["input_root"])
+            self.log.info("%s: %s", day, why)
+            if not ok:
+                raise AirflowFailException(f"{day}: refused: {why}")
         return PokeReturnValue(
             is_done=True,
             xcom_value={
@@ -79,6 +119,17 @@ class CrawlDaySensor(BaseSensorOperator):
                 "store_source": source,
             },
         )
+
+    @staticmethod
+    def _previous_day_published(day: str, store_url: str, input_root: str) -> tuple[bool, str]:
+        """``day.previous_day_check`` against the store's ``days`` rows (one per published
+        day, keyed YYYY-MM-DD) and the crawl folder of the day before."""
+        from crawldedup_airflow.hooks import HBaseHook
+
+        with HBaseHook.open_url(store_url) as store:
+            published = [key for key, _ in store.scan("days", stop=day, keys_only=True)]
+        crawled = day_dir(input_root, previous_day(day)).is_dir()
+        return previous_day_check(day, published, crawled)
 
     def _previous_run_unfinished(self, context: Context) -> str | None:
         """Why this run must wait for the previous one, or None; raises if it failed."""

@@ -75,6 +75,13 @@ def report_and_gate(context: Context, sensor_task_id: str = "wait_for_crawl") ->
         " [dry run: nothing written]" if ctx.dry_run else "",
     )
 
+    if not ctx.dry_run:
+        # The day's HTML page (crawldedup report --html), for people; its path ends the log.
+        from crawldedup.reporting import write_report
+
+        page = write_report(ctx.store, ctx.home, ctx.day, ctx.quarantine_dir)
+        ti.xcom_push(key="report_html", value=str(page))
+        log.info("HTML report: file://%s", page)
     failures = gate_failures(report, history, limits)
     if failures:
         message = "data-quality gate failed: " + "; ".join(failures)

@@ -153,3 +153,19 @@ def run_dag(
         log=log,
         raw=raw,
     )
+
+
+def run_child(code: str, env: dict[str, str], *args: str) -> dict[str, Any]:
+    """Run ``code`` in a child Python (a fresh Airflow); its last ``RESULT {json}`` line."""
+    proc = subprocess.run(
+        [sys.executable, "-c", code, *args],
+        env=env,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    lines = [line for line in proc.stdout.splitlines() if line.startswith("RESULT ")]
+    assert lines, f"exit {proc.returncode}\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
+    result: dict[str, Any] = json.loads(lines[-1][len("RESULT ") :])
+    return result

@@ -9,15 +9,13 @@ from __future__ import annotations
 
 import itertools
 import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from crawldedup.stage_registry import SPARK_STAGES
-from tests.airflow.conftest import DAGS, ROOT, airflow_env
+from tests.airflow.conftest import DAGS, ROOT, airflow_env, run_child
 
 DAG_ID = "crawl_dedup_daily"
 HEAVY = ["pyspark", "py4j", "happybase", "thriftpy2", "crawldedup.pipeline", "jieba"]
@@ -38,7 +36,8 @@ if dag is not None:
     out["dag"] = {
         "max_active_runs": dag.max_active_runs, "catchup": dag.catchup,
         "timetable": type(dag.timetable).__name__,
-        "cron": getattr(dag.timetable, "expression", None),
+        "cron": getattr(dag.timetable, "expression", None)
+                or getattr(dag.timetable, "summary", None),
         "tags": sorted(dag.tags), "doc_md": dag.doc_md or "",
         "params": {k: dag.params.get_param(k).resolve(suppress_exception=True)
                    for k in dag.params},
@@ -86,18 +85,7 @@ print("RESULT " + json.dumps(out, default=str))
 @pytest.fixture(scope="module")
 def parsed(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     env = airflow_env(tmp_path_factory.mktemp("airflow-parse"))
-    proc = subprocess.run(
-        [sys.executable, "-c", CHILD, str(DAGS), json.dumps(HEAVY), DAG_ID],
-        env=env,
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    lines = [line for line in proc.stdout.splitlines() if line.startswith("RESULT ")]
-    assert lines, f"exit {proc.returncode}\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
-    result: dict[str, Any] = json.loads(lines[-1][len("RESULT ") :])
-    return result
+    return run_child(CHILD, env, str(DAGS), json.dumps(HEAVY), DAG_ID)
 
 
 def test_dagbag_has_no_import_errors(parsed: dict[str, Any]) -> None:
@@ -115,7 +103,9 @@ def test_every_task_has_retries_an_owner_and_docs(parsed: dict[str, Any]) -> Non
         assert t["retries"] > 0, task_id
         assert t["owner"] and t["owner"] != "airflow", task_id
         assert len(t["doc_md"]) > 40, task_id
-        assert t["depends_on_past"], task_id
+        # Not depends_on_past (Airflow would reject the UI's default backfill choice): the
+        # sensor orders the days, max_active_runs=1 runs one at a time.
+        assert not t["depends_on_past"], task_id
         assert t["backoff"] >= 2, task_id
 
 
@@ -123,12 +113,13 @@ def test_dag_settings(parsed: dict[str, Any]) -> None:
     dag = parsed["dag"]
     assert dag["max_active_runs"] == 1
     assert dag["catchup"] is False
-    assert dag["timetable"] == "CronDataIntervalTimetable"
+    assert dag["timetable"] == "CrawlDayTimetable"  # a CronDataIntervalTimetable
     assert dag["cron"] == "0 3 * * *"
     assert {"crawldedup", "spark"} <= set(dag["tags"])
     assert "backfill create" in dag["doc_md"]
     assert set(dag["params"]) == {
         "crawl_date",
+        "require_previous_day",
         "threshold",
         "rules",
         "dry_run",
@@ -144,10 +135,18 @@ def test_dag_settings(parsed: dict[str, Any]) -> None:
     }
     assert dag["params"]["threshold"] == 0.9
     # The gate's params are overrides: empty means the config's [gate].
-    for name in ("max_quarantined_share", "duplicate_rate_tolerance", "trailing_days", "config"):
+    # Optional params are null by default, so that the trigger form submits as it is.
+    for name in (
+        "max_quarantined_share",
+        "duplicate_rate_tolerance",
+        "trailing_days",
+        "config",
+        "crawl_date",
+        "store",
+        "topics_library",
+    ):
         assert dag["params"][name] is None, name
-    assert dag["params"]["store"] == ""
-    assert dag["params"]["topics_library"] == ""
+    assert dag["params"]["require_previous_day"] is True
 
 
 def test_exact_task_edges(parsed: dict[str, Any]) -> None:
@@ -158,10 +157,11 @@ def test_exact_task_edges(parsed: dict[str, Any]) -> None:
     assert edges == set(itertools.pairwise(chain)) | set(itertools.pairwise(branch))
     types = {k: t["type"] for k, t in parsed["tasks"].items()}
     assert types["relevance_enabled"] == "_ShortCircuitDecoratedOperator"
-    assert types["relevance"] == "SparkSubmitOperator"
+    assert types["relevance"] == "CrawlDayStage"
     assert types["wait_for_crawl"] == "CrawlDaySensor"
     assert parsed["tasks"]["wait_for_crawl"]["mode"] == "reschedule"
-    assert {types[s] for s in SPARK_STAGES} == {"SparkSubmitOperator"}
+    # SparkSubmitOperator whose log starts with the crawl day.
+    assert {types[s] for s in SPARK_STAGES} == {"CrawlDayStage"}
     assert types["report"] == "_PythonDecoratedOperator"
 
 

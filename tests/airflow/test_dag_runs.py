@@ -166,6 +166,12 @@ def test_one_day_on_the_embedded_store(embedded: Scenario, sample_crawl: Path) -
         "the embedded default under home"
     )
     check_days(embedded, sample_crawl)
+    # The report task wrote the day's HTML page and said where.
+    page = Path(embedded.runs[DAYS[0]].xcom["report.report_html"])
+    assert page == embedded.home / "reports" / f"dt={DAYS[0]}" / "index.html"
+    assert (
+        "<svg" in page.read_text() and str(page) in (embedded.root / f"{DAYS[0]}.log").read_text()
+    )
     print({d: r.wall_seconds for d, r in embedded.runs.items()})
 
 

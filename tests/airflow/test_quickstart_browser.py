@@ -1,0 +1,225 @@
+"""The quickstart as a user meets it: ``scripts/airflow.sh up``, the UI in a real browser,
+``scripts/airflow.sh down``.
+
+Headless Chromium from Debian's packages (``apt-get install chromium``) driven by
+Playwright (``pip install playwright``, no browser download: ``executable_path``). One
+scenario, in order: the trigger form submits with its defaults and the run is named by
+its crawl day (yesterday); the backfill form with its default reprocess choice ("Missing
+Runs") starts a backfill of the two sample days before; the runs show their crawl days
+(run ids, notes); the hbase connection form shows host and port; ``down`` leaves no
+process and no port behind. It does not wait for the Spark stages to finish (minutes per
+day on 2 cores): ``down`` stops them mid-run, which is part of what it must handle.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import socket
+import subprocess
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.airflow.conftest import ROOT, airflow_env
+
+pytestmark = [pytest.mark.airflow, pytest.mark.exhaustive]
+
+CHROMIUM = os.environ.get("CRAWLDEDUP_TEST_CHROMIUM", "/usr/bin/chromium")
+SCRIPT = ROOT / "scripts" / "airflow.sh"
+DAG_ID = "crawl_dedup_daily"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+def port_open(port: int) -> bool:
+    with socket.socket() as s:
+        s.settimeout(1)
+        return s.connect_ex(("127.0.0.1", port)) == 0
+
+
+@dataclass
+class Quickstart:
+    url: str
+    password: str
+    home: Path
+    ports: list[int]
+    env: dict[str, str]
+    up_output: str
+    up_stdout: str
+
+    def script(self, *args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [str(SCRIPT), *args],
+            env=self.env,
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+        )
+
+
+def session_members(sid: int) -> list[str]:
+    out = subprocess.run(["ps", "-eo", "pid=,sid=,args="], capture_output=True, text=True).stdout
+    return [line for line in out.splitlines() if line.split()[1:2] == [str(sid)]]
+
+
+def submit(page: Any, button: Any, endpoint: str, tries: int = 3) -> Any:
+    """Click a form's submit button and return the POST's response (status 200).
+
+    On SQLite, Airflow answers 503 "Database is locked" when a write waited too long
+    behind the scheduler's (a loaded machine); a person clicks again, so does this.
+    """
+    for attempt in range(1, tries + 1):
+        with page.expect_response(
+            lambda r: r.url.endswith(endpoint) and r.request.method == "POST"
+        ) as posted:
+            button.click()
+        response = posted.value
+        if response.status != 503 or attempt == tries:
+            assert response.status == 200, response.text()
+            return response
+        page.wait_for_timeout(5000)
+    raise AssertionError("unreachable")
+
+
+@pytest.fixture(scope="module")
+def quickstart(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Quickstart]:
+    if not Path(CHROMIUM).is_file():
+        pytest.skip(f"no system Chromium at {CHROMIUM} (apt-get install -y chromium)")
+    pytest.importorskip("playwright.sync_api")
+    home = tmp_path_factory.mktemp("quickstart") / "airflow"
+    ports = [free_port(), free_port(), free_port()]
+    # The developer's AIRFLOW_*/CRAWLDEDUP_* settings dropped (airflow_env); the script
+    # sets the rest itself, as for a user.
+    env = {
+        k: v
+        for k, v in airflow_env(home).items()
+        if not k.startswith(("AIRFLOW__", "AIRFLOW_HOME", "AIRFLOW_CONN_"))
+    }
+    env.update(
+        {
+            "CRAWLDEDUP_AIRFLOW_HOME": str(home),
+            "CRAWLDEDUP_AIRFLOW_STORE": "embedded",
+            "AIRFLOW_PORT": str(ports[0]),
+            "AIRFLOW__LOGGING__WORKER_LOG_SERVER_PORT": str(ports[1]),
+            "AIRFLOW__LOGGING__TRIGGER_LOG_SERVER_PORT": str(ports[2]),
+        }
+    )
+    up = subprocess.run(
+        [str(SCRIPT), "up"], env=env, cwd=ROOT, capture_output=True, text=True, timeout=600
+    )
+    qs = Quickstart("", "", home, ports, env, up.stderr + up.stdout, up.stdout)
+    try:
+        assert up.returncode == 0, qs.up_output[-4000:]
+        url = re.search(r"UI:\s+(http://\S+)/dags/", up.stdout)
+        login = re.search(r"login: admin\s+password: (\S+)", up.stdout)
+        assert url and login, up.stdout
+        qs.url, qs.password = url.group(1), login.group(1)
+        yield qs
+    finally:
+        qs.script("down", timeout=180)
+
+
+def test_ui_trigger_backfill_crawl_days_and_down(quickstart: Quickstart) -> None:
+    from playwright.sync_api import Page, expect, sync_playwright
+
+    qs = quickstart
+    # What `up` promised: the URL on 127.0.0.1, the login last, sized workers.
+    assert qs.url == f"http://127.0.0.1:{qs.ports[0]}"
+    assert qs.up_stdout.rstrip().splitlines()[-1].startswith("login: admin  password: ")
+    assert qs.script("password").stdout.strip() == f"login: admin  password: {qs.password}"
+    status = qs.script("status")
+    assert status.returncode == 0 and "scheduler: healthy" in status.stdout, status.stdout
+    assert status.stdout.count("LocalExecutor") <= max(2, os.cpu_count() or 2)
+
+    today = datetime.now(UTC).date()
+    yesterday = (today - timedelta(days=1)).isoformat()
+    first, second = ((today - timedelta(days=n)).isoformat() for n in (3, 2))
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        page: Page = browser.new_page(viewport={"width": 1400, "height": 1300})
+        page.set_default_timeout(30_000)
+
+        page.goto(f"{qs.url}/auth/login?next=%2F")
+        page.get_by_label("Username").fill("admin")
+        page.get_by_label("Password").fill(qs.password)
+        page.get_by_role("button", name="Sign in").click()
+        # Wait for the redirect away from the login page (a goto now would abort it).
+        page.wait_for_url(lambda url: url.startswith(qs.url) and "/auth/" not in url)
+        page.wait_for_load_state("networkidle")
+
+        # The trigger form, untouched: Trigger is enabled and the run is accepted.
+        page.goto(f"{qs.url}/dags/{DAG_ID}")
+        page.get_by_role("button", name="Trigger").first.click()
+        dialog = page.get_by_role("dialog")
+        trigger = dialog.get_by_role("button", name="Trigger")
+        expect(trigger).to_be_enabled()
+        posted = submit(page, trigger, f"/dags/{DAG_ID}/dagRuns")
+        run: dict[str, Any] = posted.json()
+        # Processed on purpose: the data interval's day, the last complete one.
+        assert run["dag_run_id"].startswith(f"manual__crawl-{yesterday}__"), run
+        assert run["data_interval_start"].startswith(yesterday), run
+
+        # The backfill form with its defaults ("Missing Runs"): two sample days.
+        page.goto(f"{qs.url}/dags/{DAG_ID}")
+        page.get_by_role("button", name="Trigger").first.click()
+        dialog = page.get_by_role("dialog")
+        dialog.get_by_text("Backfill", exact=True).click()
+        for index, (day, time) in enumerate(((first, "00:00"), (second, "03:00"))):
+            dialog.get_by_test_id("datetime-input").nth(index).click()
+            popover = page.locator("[data-scope=popover][data-part=content][data-state=open]")
+            popover.get_by_placeholder("YYYY/MM/DD").fill(day.replace("-", "/"))
+            popover.get_by_placeholder("HH:mm").fill(time)
+            popover.get_by_placeholder("HH:mm").press("Enter")
+            page.keyboard.press("Escape")
+        expect(dialog.get_by_text("2 runs will be triggered.")).to_be_visible()
+        expect(dialog.get_by_role("radio", name="Missing Runs")).to_be_checked()
+        run_backfill = dialog.get_by_role("button", name="Run Backfill")
+        expect(run_backfill).to_be_enabled()
+        posted = submit(page, run_backfill, "/backfills")
+        assert posted.json()["reprocess_behavior"] == "none"
+
+        # The Runs list names the manual run's day in its id; each run's page shows the
+        # note the listener sets when the run starts (the first backfill run starts
+        # beside the manual one: backfills have their own max_active_runs).
+        page.goto(f"{qs.url}/dags/{DAG_ID}/runs")
+        expect(page.get_by_text(f"manual__crawl-{yesterday}__").first).to_be_visible()
+        backfill_first = f"backfill__{second}T03:00:00+00:00"  # Airflow names backfill runs
+        expect(page.get_by_text(backfill_first)).to_be_visible()
+        for run_id, day in ((run["dag_run_id"], yesterday), (backfill_first, first)):
+            page.goto(f"{qs.url}/dags/{DAG_ID}/runs/{run_id}")
+            expect(page.get_by_text(f"crawl day {day}")).to_be_visible(timeout=90_000)
+
+        # The hbase connection type, registered by the provider entry point.
+        page.goto(f"{qs.url}/connections")
+        page.get_by_role("button", name="Add Connection").click()
+        page.get_by_text("Select Connection Type").click(force=True)
+        page.get_by_role("option", name="HBase (crawldedup store)").click()
+        expect(page.get_by_text("Thrift host")).to_be_visible()
+        expect(page.get_by_text("Thrift port")).to_be_visible()
+        browser.close()
+
+    # down: every process of the session gone, every port free.
+    sid = int((qs.home / "standalone.pid").read_text())
+    down = qs.script("down", timeout=180)
+    assert down.returncode == 0, down.stderr
+    assert "are free" in down.stderr
+    assert session_members(sid) == []
+    assert [p for p in qs.ports if port_open(p)] == []
+    assert qs.script("status").returncode == 3
+    passwords = json.loads((qs.home / "simple_auth_manager_passwords.json.generated").read_text())
+    assert passwords["admin"] == qs.password
+    shutil.rmtree(qs.home / "logs", ignore_errors=True)
