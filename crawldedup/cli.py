@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 import time
 import traceback
@@ -19,6 +20,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from crawldedup.config import CONFIG_ENV, Config, ConfigError, build_config, parse_override
+from crawldedup.run_lock import home_lock
 from crawldedup.stage_registry import NAMES as STAGE_NAMES
 
 EXIT_GATE = 3
@@ -39,8 +41,14 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(f"{self.prog}: {message}")
 
 
+_DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+
 def _day(value: str) -> str:
+    # fromisoformat alone also takes 20261110 and 2026-W46-2: only the calendar form.
     try:
+        if not _DAY.fullmatch(value):
+            raise ValueError(value)
         return date.fromisoformat(value).isoformat()
     except ValueError:
         raise argparse.ArgumentTypeError(f"not a date (YYYY-MM-DD): {value!r}") from None
@@ -90,6 +98,11 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--input", required=True, type=Path, help="the day's crawl folder")
     r.add_argument(
         "--dry-run", action="store_true", help="compute verdicts, write nothing to the store"
+    )
+    r.add_argument(
+        "--allow-empty",
+        action="store_true",
+        help="rerun a published day from a folder without data files (removes its verdicts)",
     )
     common(r)
 
@@ -167,10 +180,31 @@ def _context(args: argparse.Namespace, cfg: Config, day: str, input_dir: Path | 
     )
 
 
-def _check_input(path: Path) -> Path:
+_DT_FOLDER = re.compile(r"dt=(\d{4}-\d{2}-\d{2})")
+
+
+def _check_input(path: Path, day: str | None = None) -> Path:
     if not path.is_dir():
         raise UsageError(f"crawldedup: input folder not found: {path}")
+    found = _DT_FOLDER.fullmatch(path.resolve().name)
+    if day is not None and found and found.group(1) != day:
+        raise UsageError(
+            f"crawldedup: --date {day} but the input folder is {path.resolve().name}: "
+            "the day's data would land under another day"
+        )
     return path.resolve()
+
+
+def _existing_store(ctx: Any) -> str:
+    """The store URL of a command that only reads: an embedded store must exist (a typo
+    in --home must not create an empty one and answer with nothing)."""
+    url: str = ctx.store
+    if url.startswith("sqlite:///") and not Path(url[len("sqlite:///") :]).is_file():
+        raise UsageError(
+            f"crawldedup: no store at {url[len('sqlite:///') :]} (check --home or --store; "
+            "`crawldedup run` creates it)"
+        )
+    return url
 
 
 def cmd_run(args: argparse.Namespace, cfg: Config) -> int:
@@ -178,24 +212,44 @@ def cmd_run(args: argparse.Namespace, cfg: Config) -> int:
     from crawldedup.pipeline.spark import build_session
     from crawldedup.pipeline.stages import day_stages, preflight, run_day
 
-    ctx = _context(args, cfg, args.date, _check_input(args.input))
+    ctx = _context(args, cfg, args.date, _check_input(args.input, args.date))
     if cfg.relevance.library:
         from crawldedup.relevance.library import load_library
 
         load_library(cfg.relevance.library)  # a bad library exits 2 before Spark starts
     stages = day_stages(cfg)
-    preflight(ctx, stages)  # an unreachable store fails in a second, not after Spark started
-    _progress(f"[{ctx.day}] starting Spark ({cfg.spark.master}), store {ctx.store}")
-    spark = build_session(cfg, "crawldedup-run")
-    try:
-        report = run_day(spark, ctx, _progress, stages=stages)
-    finally:
-        spark.stop()
+    with home_lock(ctx.home, f"run {ctx.day}"):
+        preflight(ctx, stages)  # an unreachable store fails in a second, not after Spark
+        if not args.allow_empty:
+            _refuse_emptying_a_published_day(ctx)
+        _progress(f"[{ctx.day}] starting Spark ({cfg.spark.master}), store {ctx.store}")
+        spark = build_session(cfg, "crawldedup-run")
+        try:
+            report = run_day(spark, ctx, _progress, stages=stages)
+        finally:
+            spark.stop()
     _print_report_summary(report)
     failure = quarantine_failure(report, cfg.gate)
     if failure:
         raise GateFailed(failure)
     return 0
+
+
+def _refuse_emptying_a_published_day(ctx: Any) -> None:
+    """A rerun replaces the day: from a folder without data files (a crawl not landed yet,
+    a wrong path) it would delete every verdict, document and posting of the day."""
+    from crawldedup.ingest.readers import select_input_files
+    from crawldedup.store import open_store
+
+    if select_input_files(ctx.input_dir).files:
+        return
+    with open_store(ctx.store) as store:
+        published = bool(store.get("days", [ctx.day]).get(ctx.day))
+    if published:
+        raise UsageError(
+            f"crawldedup: {ctx.input_dir} has no data files but {ctx.day} is published in "
+            f"{ctx.store}; a rerun would remove its verdicts (--allow-empty to do that)"
+        )
 
 
 def cmd_stage(args: argparse.Namespace, cfg: Config) -> int:
@@ -205,19 +259,20 @@ def cmd_stage(args: argparse.Namespace, cfg: Config) -> int:
     if args.name in ("fingerprint", "relevance"):
         if args.input is None:
             raise UsageError(f"crawldedup: the {args.name} stage needs --input")
-        args.input = _check_input(args.input)
+        args.input = _check_input(args.input, args.date)
     if args.rebuild_blocks and args.name != "bloom":
         raise UsageError("crawldedup: --rebuild-blocks belongs to the bloom stage")
     ctx = _context(args, cfg, args.date, args.input)
     if args.rebuild_blocks:
         from crawldedup.pipeline import bloom_stage
 
-        preflight(ctx, ("bloom",))
-        spark = build_session(cfg, "crawldedup-bloom-rebuild")
-        try:
-            stats = bloom_stage.run(spark, ctx, force_scan=True)
-        finally:
-            spark.stop()
+        with home_lock(ctx.home, f"bloom rebuild {ctx.day}"):
+            preflight(ctx, ("bloom",))
+            spark = build_session(cfg, "crawldedup-bloom-rebuild")
+            try:
+                stats = bloom_stage.run(spark, ctx, force_scan=True)
+            finally:
+                spark.stop()
         keys = sum(f["keys"] for f in stats["filters"].values())
         _progress(f"[{ctx.day}] Bloom blocks rebuilt from the index tables: {keys} keys")
         return 0
@@ -225,12 +280,13 @@ def cmd_stage(args: argparse.Namespace, cfg: Config) -> int:
         # The report only reads the stages' JSON counts: no JVM to start.
         run_day(None, ctx, _progress, stages=("report",))
         return 0
-    preflight(ctx, (args.name,))
-    spark = build_session(cfg, f"crawldedup-{args.name}")
-    try:
-        run_day(spark, ctx, _progress, stages=(args.name,))
-    finally:
-        spark.stop()
+    with home_lock(ctx.home, f"stage {args.name} {ctx.day}"):
+        preflight(ctx, (args.name,))
+        spark = build_session(cfg, f"crawldedup-{args.name}")
+        try:
+            run_day(spark, ctx, _progress, stages=(args.name,))
+        finally:
+            spark.stop()
     return 0
 
 
@@ -240,7 +296,7 @@ def cmd_verdicts(args: argparse.Namespace, cfg: Config) -> int:
 
     ctx = _context(args, cfg, args.date, None)
     out = sys.stdout
-    with open_store(ctx.store) as store:
+    with open_store(_existing_store(ctx)) as store:
         for key, row in store.scan_prefix("verdicts", f"{ctx.day}|"):
             rec = VerdictRecord.from_row(key, row)
             out.write(json.dumps(rec.as_json(), ensure_ascii=False) + "\n")
@@ -251,7 +307,7 @@ def cmd_report(args: argparse.Namespace, cfg: Config) -> int:
     from crawldedup.store import open_store
 
     ctx = _context(args, cfg, args.date, None)
-    with open_store(ctx.store) as store:
+    with open_store(_existing_store(ctx)) as store:
         row = store.get("days", [ctx.day]).get(ctx.day)
     if not row:
         print(f"crawldedup: no report for {ctx.day} in {ctx.store}", file=sys.stderr)
@@ -272,7 +328,7 @@ def cmd_groups(args: argparse.Namespace, cfg: Config) -> int:
     if args.top < 1:
         raise UsageError("crawldedup: --top must be >= 1")
     ctx = _context(args, cfg, args.date, None)
-    with open_store(ctx.store) as store:
+    with open_store(_existing_store(ctx)) as store:
         for view in top_groups(store, ctx.day, args.top):
             print(json.dumps(view.as_json(), ensure_ascii=False))
     return 0
@@ -283,7 +339,7 @@ def cmd_mirrors(args: argparse.Namespace, cfg: Config) -> int:
     from crawldedup.views import mirrors
 
     ctx = _context(args, cfg, args.date, None)
-    with open_store(ctx.store) as store:
+    with open_store(_existing_store(ctx)) as store:
         for view in mirrors(store, ctx.day, args.min_pairs):
             print(json.dumps(view.as_json(), ensure_ascii=False))
     return 0
@@ -296,7 +352,7 @@ def cmd_relevance(args: argparse.Namespace, cfg: Config) -> int:
     if args.top < 1:
         raise UsageError("crawldedup: --top must be >= 1")
     ctx = _context(args, cfg, args.date, None)
-    with open_store(ctx.store) as store:
+    with open_store(_existing_store(ctx)) as store:
         pages = top_pages(store, ctx.day, args.topic, args.top)
         links = top_links(store, ctx.day, args.topic, args.top)
     if not pages:

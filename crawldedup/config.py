@@ -232,6 +232,11 @@ class Config:
     gate: GateConfig = field(default_factory=GateConfig)
 
     def validate(self) -> Config:
+        _check(
+            isinstance(self.store_url, str)
+            and (not self.store_url or self.store_url.startswith(("sqlite:///", "hbase://"))),
+            f"store_url must be sqlite:///PATH or hbase://HOST:PORT[/PREFIX]: {self.store_url!r}",
+        )
         fp = self.fingerprint
         _check(fp.head_chars > 0, "fingerprint.head_chars must be > 0")
         _check(fp.tail_chars > 0, "fingerprint.tail_chars must be > 0")

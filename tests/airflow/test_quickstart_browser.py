@@ -28,10 +28,10 @@ from typing import Any
 import pytest
 
 from tests.airflow.conftest import ROOT, airflow_env
+from tests.browser import chromium, require_chromium
 
 pytestmark = [pytest.mark.airflow, pytest.mark.exhaustive]
 
-CHROMIUM = os.environ.get("CRAWLDEDUP_TEST_CHROMIUM", "/usr/bin/chromium")
 SCRIPT = ROOT / "scripts" / "airflow.sh"
 DAG_ID = "crawl_dedup_daily"
 
@@ -96,9 +96,7 @@ def submit(page: Any, button: Any, endpoint: str, tries: int = 3) -> Any:
 
 @pytest.fixture(scope="module")
 def quickstart(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Quickstart]:
-    if not Path(CHROMIUM).is_file():
-        pytest.skip(f"no system Chromium at {CHROMIUM} (apt-get install -y chromium)")
-    pytest.importorskip("playwright.sync_api")
+    require_chromium()
     home = tmp_path_factory.mktemp("quickstart") / "airflow"
     ports = [free_port(), free_port(), free_port()]
     # The developer's AIRFLOW_*/CRAWLDEDUP_* settings dropped (airflow_env); the script
@@ -133,7 +131,7 @@ def quickstart(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Quickstart]
 
 
 def test_ui_trigger_backfill_crawl_days_and_down(quickstart: Quickstart) -> None:
-    from playwright.sync_api import Page, expect, sync_playwright
+    from playwright.sync_api import Page, expect
 
     qs = quickstart
     # What `up` promised: the URL on 127.0.0.1, the login last, sized workers.
@@ -148,8 +146,7 @@ def test_ui_trigger_backfill_crawl_days_and_down(quickstart: Quickstart) -> None
     yesterday = (today - timedelta(days=1)).isoformat()
     first, second = ((today - timedelta(days=n)).isoformat() for n in (3, 2))
 
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+    with chromium() as browser:
         page: Page = browser.new_page(viewport={"width": 1400, "height": 1300})
         page.set_default_timeout(30_000)
 
@@ -210,7 +207,6 @@ def test_ui_trigger_backfill_crawl_days_and_down(quickstart: Quickstart) -> None
         page.get_by_role("option", name="HBase (crawldedup store)").click()
         expect(page.get_by_text("Thrift host")).to_be_visible()
         expect(page.get_by_text("Thrift port")).to_be_visible()
-        browser.close()
 
     # down: every process of the session gone, every port free.
     sid = int((qs.home / "standalone.pid").read_text())

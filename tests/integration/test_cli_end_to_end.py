@@ -84,13 +84,25 @@ def test_rerunning_day_two_gives_identical_verdicts(three_days: dict[str, Any]) 
         ),
         (["run", "--date", "2026-11-01", "--input", ".", "--bogus"], "unrecognized arguments"),
         (["verdicts"], "required"),
+        # Only the calendar form: Python's fromisoformat alone takes both of these.
+        (["run", "--date", "20261110", "--input", "."], "not a date"),
+        (["run", "--date", "2026-W46-2", "--input", "."], "not a date"),
+        # The data would land under another day.
+        (["run", "--date", "2026-11-02", "--input", "{tmp}/dt=2026-11-01"], "input folder is"),
+        (["run", "--date", "2026-11-01", "--input", ".", "--set", "store_url=1"], "store_url"),
+        # A typo in --home must not create an empty store and answer with nothing.
+        (["verdicts", "--date", "2026-11-01", "--home", "{tmp}/typo"], "no store at"),
+        (["groups", "--date", "2026-11-01", "--home", "{tmp}/typo"], "no store at"),
     ],
 )
 def test_bad_usage_exits_2_with_one_line(tmp_path: Path, args: list[str], message: str) -> None:
+    (tmp_path / "dt=2026-11-01").mkdir()
+    args = [a.replace("{tmp}", str(tmp_path)) for a in args]
     proc = cli(*args, home=tmp_path, check=False)
     assert proc.returncode == 2
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and message in lines[0], proc.stderr
+    assert not (tmp_path / "typo").exists()
 
 
 def test_failure_exits_1(tmp_path: Path) -> None:
@@ -139,3 +151,38 @@ def test_a_day_over_the_quarantine_limit_is_published_and_exits_3(tmp_path: Path
     assert "66.7% is above the limit 50.0%" in last
     # The day was published all the same: the good record has its verdict.
     assert set(verdicts("2026-11-01", env_home)) == {"a"}
+
+
+def test_a_second_run_on_a_held_home_stops_at_once_naming_the_holder(tmp_path: Path) -> None:
+    """The lock is the OS's flock on HOME/run.lock, held here by this test's process as a
+    running day would hold it; the CLI's run must not start Spark or touch the store."""
+    from crawldedup.run_lock import home_lock
+
+    day = tmp_path / "dt=2026-11-01"
+    day.mkdir()
+    (day / "a.jsonl").write_text('{"id": "a", "content": "x"}\n')
+    home = tmp_path / "home"
+    with home_lock(home, "run 2026-11-02"):
+        proc = cli("run", "--date", "2026-11-01", "--input", str(day), home=home, check=False)
+    assert proc.returncode == 1
+    last = proc.stderr.strip().splitlines()[-1]
+    assert "another run holds" in last and "run 2026-11-02" in last, proc.stderr
+    assert not (home / "store.db").exists()
+    # Released: the next run takes it (and the file no longer names a holder).
+    with home_lock(home, "run 2026-11-01"):
+        pass
+    assert (home / "run.lock").read_text() == ""
+
+
+def test_a_published_day_is_not_emptied_by_a_rerun_from_an_empty_folder(tmp_path: Path) -> None:
+    from crawldedup.store import open_store
+
+    home, day = tmp_path / "home", tmp_path / "dt=2026-11-01"
+    day.mkdir()
+    (day / "_SUCCESS").touch()  # the crawler finished, with nothing we can read
+    with open_store(f"sqlite:///{home / 'store.db'}") as store:  # day 1 as publish leaves it
+        store.put("days", {"2026-11-01": {"r:report": b"{}"}})
+    proc = cli("run", "--date", "2026-11-01", "--input", str(day), home=home, check=False)
+    assert proc.returncode == 2
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and "--allow-empty" in lines[0] and "published" in lines[0], proc.stderr

@@ -25,6 +25,7 @@ from crawldedup.reporting import gather, render
 from crawldedup.store import Store, open_store
 from crawldedup.store.schema import parse_posting, posting_doc_id
 from crawldedup.views import mirrors, top_groups
+from tests.browser import chromium
 from tests.cli_helpers import cli, cli_env, verdicts
 from tests.conftest import SAMPLE_DAYS
 
@@ -312,3 +313,33 @@ def test_gathers_through_the_store_interface_only(home: Path, page: dict[str, An
     strip = re.compile(r"generated \d{4}-\d\d-\d\d \d\d:\d\d UTC")
     assert strip.sub("", html) == strip.sub("", page["html"])
     assert set(calls) <= {"get days", "scan days", "scan verdicts", "get groups", "get docs"}
+
+
+@pytest.mark.exhaustive
+def test_a_person_sees_the_page_in_a_browser_without_any_request(
+    page: dict[str, Any], tmp_path: Path
+) -> None:
+    """Chromium opens the file with every request blocked: none is attempted, nothing
+    fails in the console, the charts and the top groups are drawn, a screenshot is taken."""
+    requests: list[str] = []
+    errors: list[str] = []
+    with chromium() as browser:
+        tab = browser.new_page(viewport={"width": 1200, "height": 900})
+        tab.route(
+            "**/*",
+            lambda r: (
+                (requests.append(r.request.url), r.abort())
+                if not r.request.url.startswith("file:")
+                else r.continue_()
+            ),
+        )
+        tab.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+        tab.on("pageerror", lambda e: errors.append(str(e)))
+        tab.goto(page["path"].as_uri())
+        assert tab.title().startswith("crawldedup")
+        assert tab.locator("svg").count() >= 3
+        assert tab.locator("svg").first.bounding_box()["width"] > 100
+        assert tab.get_by_text("转载").first.is_visible()  # a top group, its title escaped
+        tab.screenshot(path=str(tmp_path / "report.png"), full_page=True)
+    assert requests == [] and errors == []
+    assert (tmp_path / "report.png").stat().st_size > 10_000
