@@ -17,8 +17,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-_NO_BOUND = np.iinfo(np.int64).max
-
 
 @dataclass(frozen=True)
 class Ragged:
@@ -71,47 +69,64 @@ def _ratio(num: np.ndarray, den: np.ndarray, valid: np.ndarray) -> np.ndarray:
     return out
 
 
+def _padded(s: Ragged, width: int) -> tuple[np.ndarray, np.ndarray]:
+    """(values, valid) as two (n, width) arrays; missing places hold the largest value."""
+    n = len(s.offsets) - 1
+    values = np.full((n, width), np.iinfo(np.uint64).max, dtype=np.uint64)
+    valid = np.zeros((n, width), dtype=bool)
+    owner = s.owner
+    cols = np.arange(len(s.values), dtype=np.int64) - s.offsets[owner]
+    values[owner, cols] = s.values
+    valid[owner, cols] = True
+    return values, valid
+
+
 def sketch_measures(a: Ragged, b: Ragged, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(Jaccard, containment, smaller set size) of every pair of sketches."""
+    """(Jaccard, containment, smaller set size) of every pair of sketches.
+
+    Row by row, both sketches side by side and sorted (missing places last): a value in
+    both sketches is two equal neighbours. Sketches are sets (distinct values), as
+    bottom-k sketches are.
+    """
     n = len(a.offsets) - 1
     la, lb = a.lengths, b.lengths
-    valid = (la > 0) & (lb > 0)
-    # Rank every value in the batch: (pair, rank) pairs then fit one sortable int64 key.
-    ranks = np.unique(np.concatenate([a.values, b.values]), return_inverse=True)[1]
-    width = np.int64(max(len(ranks), 1))
-    ra, rb = ranks[: len(a.values)].astype(np.int64), ranks[len(a.values) :].astype(np.int64)
-    pa, pb = a.owner, b.owner
-    ka, kb = np.unique(pa * width + ra), np.unique(pb * width + rb)
-
-    # Jaccard: among the k smallest of the union, the share that is in both.
-    union = np.union1d(ka, kb)
-    pu = union // width
-    pos = np.arange(len(union)) - np.searchsorted(pu, np.arange(n))[pu]
-    top = pos < k
-    both = np.isin(union, ka, assume_unique=True) & np.isin(union, kb, assume_unique=True)
-    jaccard = _ratio(
-        np.bincount(pu[top & both], minlength=n), np.bincount(pu[top], minlength=n), valid
-    )
+    width = max(int(la.max(initial=0)), int(lb.max(initial=0)), 1)
+    va, ma = _padded(a, width)
+    vb, mb = _padded(b, width)
+    values = np.concatenate([va, vb], axis=1)
+    valid = np.concatenate([ma, mb], axis=1)
+    # Sorted by value within each row, missing places after every real value.
+    order = np.lexsort((~valid, values), axis=1)
+    vs = np.take_along_axis(values, order, axis=1)
+    ok = np.take_along_axis(valid, order, axis=1)
+    same_next = np.zeros_like(ok)
+    same_next[:, :-1] = ok[:, :-1] & ok[:, 1:] & (vs[:, :-1] == vs[:, 1:])
+    same_prev = np.zeros_like(ok)
+    same_prev[:, 1:] = same_next[:, :-1]
+    first = ok & ~same_prev  # each distinct value once
+    both = first & same_next  # ... that is in both sketches
+    top = first & (np.cumsum(first, axis=1) <= k)  # the k smallest of the union
+    pairs_ok = (la > 0) & (lb > 0)
+    jaccard = _ratio((top & both).sum(axis=1), top.sum(axis=1), pairs_ok)
 
     # Containment: the smaller's values up to the larger's k-th value, the share in it.
     size_a, size_b = sketch_sizes(a, k), sketch_sizes(b, k)
-    smaller = np.minimum(size_a, size_b)
-
-    def inside(
-        rs: np.ndarray, ps: np.ndarray, other: Ragged, rother: np.ndarray, kother: np.ndarray
-    ) -> tuple[np.ndarray, np.ndarray]:
-        bound = np.full(n, _NO_BOUND, dtype=np.int64)
-        full = other.lengths >= k
-        bound[full] = rother[other.offsets[1:][full] - 1]
-        below = rs <= bound[ps]
-        hit = below & np.isin(ps * width + rs, kother)
-        return np.bincount(ps[hit], minlength=n), np.bincount(ps[below], minlength=n)
-
-    hit_a, cnt_a = inside(ra, pa, b, rb, kb)
-    hit_b, cnt_b = inside(rb, pb, a, ra, ka)
     a_small = size_a <= size_b
-    containment = np.where(a_small, _ratio(hit_a, cnt_a, valid), _ratio(hit_b, cnt_b, valid))
-    return jaccard, containment, smaller
+    no_bound = np.iinfo(np.uint64).max
+
+    def bound_of(v: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+        out = np.full(n, no_bound, dtype=np.uint64)
+        full = lengths >= k
+        out[full] = v[np.flatnonzero(full), lengths[full] - 1]
+        return out
+
+    bound = np.where(a_small, bound_of(vb, lb), bound_of(va, la))
+    small_v = np.where(a_small[:, None], va, vb)
+    small_ok = np.where(a_small[:, None], ma, mb)
+    below = (small_ok & (small_v <= bound[:, None])).sum(axis=1)
+    hits = (both & (vs <= bound[:, None])).sum(axis=1)
+    containment = _ratio(hits, below, pairs_ok)
+    return jaccard, containment, np.minimum(size_a, size_b)
 
 
 def cosines(
