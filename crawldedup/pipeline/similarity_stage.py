@@ -156,20 +156,20 @@ def run(spark: SparkSession, ctx: DayContext) -> dict[str, Any]:
                 lambda it: _fetch_earlier(it, store_url, batch, counters, tag_tfidf)
             ),
             schemas.CANDIDATE_SIDE,
-        ).withColumn("cand_today", F.lit(False))
-        cand_side = (
-            docs.select(
-                F.col("id").alias("cand_id"),
-                F.col("tf").alias("cand_tf"),
-                F.col("simhash").alias("cand_simhash"),
-                F.col("sketch").alias("cand_sketch"),
-                F.col("length").alias("cand_length"),
-            )
-            .withColumn("cand_today", F.lit(True))
-            .unionByName(earlier)
         )
-        sides = pairs.withColumn("cand_today", F.col("cand_day") == ctx.day).join(
-            cand_side, ["cand_id", "cand_today"]
+        today = docs.select(
+            F.col("id").alias("cand_id"),
+            F.col("tf").alias("cand_tf"),
+            F.col("simhash").alias("cand_simhash"),
+            F.col("sketch").alias("cand_sketch"),
+            F.col("length").alias("cand_length"),
+        )
+        # Two joins, not one against a union: the day's side stays small enough for Spark
+        # to broadcast, so the pairs (and their term vectors) are not shuffled.
+        sides = (
+            pairs.filter(F.col("cand_day") == ctx.day)
+            .join(today, "cand_id")
+            .unionByName(pairs.filter(F.col("cand_day") != ctx.day).join(earlier, "cand_id"))
         )
         score_pairs(sides, cfg.simhash.sketch_size).write.mode("overwrite").parquet(
             ctx.path("scores")
