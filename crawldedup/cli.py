@@ -195,6 +195,14 @@ def _check_input(path: Path, day: str | None = None) -> Path:
     return path.resolve()
 
 
+def _complete_day(store: Any, day: str) -> Any:
+    """The store, after checking that ``day`` is not half-published (a reader refuses it)."""
+    from crawldedup.day_state import require_complete
+
+    require_complete(store, day)
+    return store
+
+
 def _existing_store(ctx: Any) -> str:
     """The store URL of a command that only reads: an embedded store must exist (a typo
     in --home must not create an empty one and answer with nothing)."""
@@ -296,7 +304,8 @@ def cmd_verdicts(args: argparse.Namespace, cfg: Config) -> int:
 
     ctx = _context(args, cfg, args.date, None)
     out = sys.stdout
-    with open_store(_existing_store(ctx)) as store:
+    with open_store(_existing_store(ctx)) as opened:
+        store = _complete_day(opened, ctx.day)
         for key, row in store.scan_prefix("verdicts", f"{ctx.day}|"):
             rec = VerdictRecord.from_row(key, row)
             out.write(json.dumps(rec.as_json(), ensure_ascii=False) + "\n")
@@ -307,7 +316,8 @@ def cmd_report(args: argparse.Namespace, cfg: Config) -> int:
     from crawldedup.store import open_store
 
     ctx = _context(args, cfg, args.date, None)
-    with open_store(_existing_store(ctx)) as store:
+    with open_store(_existing_store(ctx)) as opened:
+        store = _complete_day(opened, ctx.day)
         row = store.get("days", [ctx.day]).get(ctx.day)
     if not row:
         print(f"crawldedup: no report for {ctx.day} in {ctx.store}", file=sys.stderr)
@@ -328,7 +338,8 @@ def cmd_groups(args: argparse.Namespace, cfg: Config) -> int:
     if args.top < 1:
         raise UsageError("crawldedup: --top must be >= 1")
     ctx = _context(args, cfg, args.date, None)
-    with open_store(_existing_store(ctx)) as store:
+    with open_store(_existing_store(ctx)) as opened:
+        store = _complete_day(opened, ctx.day)
         for view in top_groups(store, ctx.day, args.top):
             print(json.dumps(view.as_json(), ensure_ascii=False))
     return 0
@@ -339,7 +350,8 @@ def cmd_mirrors(args: argparse.Namespace, cfg: Config) -> int:
     from crawldedup.views import mirrors
 
     ctx = _context(args, cfg, args.date, None)
-    with open_store(_existing_store(ctx)) as store:
+    with open_store(_existing_store(ctx)) as opened:
+        store = _complete_day(opened, ctx.day)
         for view in mirrors(store, ctx.day, args.min_pairs):
             print(json.dumps(view.as_json(), ensure_ascii=False))
     return 0
@@ -352,7 +364,8 @@ def cmd_relevance(args: argparse.Namespace, cfg: Config) -> int:
     if args.top < 1:
         raise UsageError("crawldedup: --top must be >= 1")
     ctx = _context(args, cfg, args.date, None)
-    with open_store(_existing_store(ctx)) as store:
+    with open_store(_existing_store(ctx)) as opened:
+        store = _complete_day(opened, ctx.day)
         pages = top_pages(store, ctx.day, args.topic, args.top)
         links = top_links(store, ctx.day, args.topic, args.top)
     if not pages:

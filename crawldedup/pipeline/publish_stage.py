@@ -19,6 +19,7 @@ from pyspark.sql import functions as F
 from pyspark.sql.types import StringType, StructField, StructType
 
 from crawldedup.core.grouping import groups
+from crawldedup.day_state import mark_incomplete
 from crawldedup.pipeline.bloom_stage import add_day_keys
 from crawldedup.pipeline.candidates_stage import explode_keys, rank_within_day
 from crawldedup.pipeline.components import connected_components
@@ -353,6 +354,8 @@ def run(spark: SparkSession, ctx: DayContext) -> dict[str, Any]:
             ctx.write_stats("publish", stats)
             return stats
         store_url, day, batch = ctx.store, ctx.day, cfg.limits.store_batch_size
+        with open_store(store_url) as store:  # removed by the report stage, last
+            mark_incomplete(store, day)
         stats["retracted_rows"] = retract_previous_run(spark, ctx, docs)
         rules = enabled(cfg.cascade.rules)
         lookups = spark.read.parquet(ctx.path("lookups"))

@@ -7,6 +7,7 @@ from typing import Any
 
 from pyspark.sql import SparkSession
 
+from crawldedup.day_state import mark_complete
 from crawldedup.pipeline.context import DayContext
 from crawldedup.stage_registry import DEDUP_STAGES
 from crawldedup.store import open_store
@@ -79,5 +80,6 @@ def run(spark: SparkSession | None, ctx: DayContext) -> dict[str, Any]:
     if not ctx.dry_run:
         with open_store(ctx.store) as store:
             store.put("days", {ctx.day: {"r:report": text.encode()}})
+            mark_complete(store, ctx.day)  # the day's last write
     ctx.write_stats("report", {"written": str(ctx.work / "report.json")})
     return report

@@ -10,6 +10,7 @@ from typing import Any
 from pyspark.sql import SparkSession
 
 from crawldedup.config import Config
+from crawldedup.day_state import earlier_incomplete, incomplete_days
 from crawldedup.ingest.records import html_extractor
 from crawldedup.pipeline import (
     bloom_stage,
@@ -108,14 +109,19 @@ def preflight(ctx: DayContext, stages: tuple[str, ...]) -> None:
     """What fails the whole run, checked before Spark starts and works for minutes.
 
     The store is opened and read once (this also creates the tables once, instead of
-    executors racing to do it). A day that reads input needs HTML extraction to work: an
+    executors racing to do it); a day before this one that is marked incomplete stops it
+    (``crawldedup.day_state``). A day that reads input needs HTML extraction to work: an
     install without lxml_html_clean fails here in one line, not on every HTML record.
     """
+    judges = any(name != "report" for name in stages)
     try:
         with open_store(ctx.store) as store:
             store.get("days", [ctx.day])
+            earlier = incomplete_days(store, before=ctx.day) if judges else []
     except Exception as exc:
         raise StageFailed("open-store", exc) from exc
+    if earlier:
+        raise earlier_incomplete(earlier)
     if any(registry_stage(name).reads_input for name in stages):
         try:
             html_extractor()

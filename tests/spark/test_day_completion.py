@@ -1,0 +1,48 @@
+"""A day stopped between its first publish write and its report is marked incomplete in
+the store: readers and later days refuse it with one line, and a rerun completes it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from crawldedup.cli import main
+from crawldedup.config import Config
+from crawldedup.day_state import IncompleteDay
+from crawldedup.pipeline.context import DayContext
+from crawldedup.pipeline.stages import run_day
+from crawldedup.stage_registry import DEDUP_STAGES
+from tests.spark.test_stages import ARTICLE, OTHER, rec, verdicts, write_day
+
+
+def test_a_day_stopped_after_publishing_is_refused_until_rerun(
+    spark: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    home = tmp_path / "home"
+    cfg = Config().replace(**{"spark.shuffle_partitions": 4, "bloom.capacity_docs": 1000})
+    days = {
+        "2026-11-01": [rec("orig", ARTICLE, "2026-11-01T01:00:00Z", "网页判重方法")],
+        "2026-11-02": [rec("copy", ARTICLE + "版权所有。", "2026-11-02T01:00:00Z", "乙")],
+        "2026-11-03": [rec("new", OTHER, "2026-11-03T01:00:00Z", "丙")],
+    }
+    ctx = {
+        d: DayContext(day=d, home=home, cfg=cfg, input_dir=write_day(tmp_path / "in", d, r))
+        for d, r in days.items()
+    }
+    run_day(spark, ctx["2026-11-01"])
+    # Day 2 stops after publish wrote everything but before the report (a kill there).
+    run_day(spark, ctx["2026-11-02"], stages=tuple(s for s in DEDUP_STAGES if s != "report"))
+
+    code = main(["verdicts", "--date", "2026-11-02", "--home", str(home)])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 1 and len(err) == 1 and "2026-11-02 is incomplete" in err[0], err
+    assert main(["verdicts", "--date", "2026-11-01", "--home", str(home)]) == 0  # untouched
+    with pytest.raises(IncompleteDay, match="earlier day 2026-11-02 is incomplete"):
+        run_day(spark, ctx["2026-11-03"])
+
+    run_day(spark, ctx["2026-11-02"])  # the rerun completes it
+    assert verdicts(ctx["2026-11-02"])["copy"]["duplicate_of"] == "orig"
+    run_day(spark, ctx["2026-11-03"])
+    assert verdicts(ctx["2026-11-03"])["new"]["verdict"] == "unique"
