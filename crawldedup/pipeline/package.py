@@ -17,7 +17,8 @@ So the zip holds the first-party import closure of those roots (:data:`ROOTS` pl
 module level and inside functions (executor code imports lazily), not those under ``if
 TYPE_CHECKING:``; a module brings its parent packages' ``__init__.py``. The closure stops
 at :data:`DRIVER_ONLY`: modules that only the CLI's other commands (``sample``, ``demo``,
-``groups``, ``mirrors``, ``relevance``, ``report --html``), the submitting host and the benchmarks import,
+``groups``, ``mirrors``, ``relevance``, ``report --html``), the submitting host and the
+benchmarks import,
 always from inside a function of :mod:`crawldedup.cli`; a shipped module importing one of
 them at import time is an error. Package data travels with its package: the non-Python
 files of the directories whose nearest package is in the zip (``py.typed``,
