@@ -315,26 +315,27 @@ def run_case(
     # Untimed: the index's Bloom blocks, as the days before this one would have left them
     # (bloom.source = "blocks"; a bulk-loaded index has none).
     subprocess.run(
-        [
-            *prefix,
-            "stage",
-            "bloom",
-            "--date",
-            DAY,
-            "--rebuild-blocks",
-            "--home",
-            str(home),
-            "--store",
-            store_url,
-            "--set",
-            f"spark.master={args.master}",
-        ],
+        [*prefix, "stage", "bloom", "--rebuild-blocks", *_day_args(home, store_url, args)],
         check=True,
         capture_output=True,
     )
     r = _run_once(prefix, dict(os.environ), inp, home, store_url, case, n, store == "hbase")
     out.append({**common, "code": "work tree", **r, "day_docs": day_docs})
     return out
+
+
+def _day_args(home: Path, store_url: str, args: argparse.Namespace) -> list[str]:
+    """The flags every crawldedup command of a case shares."""
+    return [
+        "--date",
+        DAY,
+        "--home",
+        str(home),
+        "--store",
+        store_url,
+        "--set",
+        f"spark.master={args.master}",
+    ]
 
 
 def _run_once(
@@ -351,16 +352,9 @@ def _run_once(
     cmd = [
         *prefix,
         "run",
-        "--date",
-        DAY,
         "--input",
         str(inp),
-        "--home",
-        str(home),
-        "--store",
-        store_url,
-        "--set",
-        f"spark.master={args.master}",
+        *_day_args(home, store_url, args),
         "--set",
         f"spark.shuffle_partitions={args.partitions}",
         "--set",
