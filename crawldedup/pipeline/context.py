@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from crawldedup.code_version import code_version
 from crawldedup.config import Config
 from crawldedup.store import resolve_store_url
 
@@ -41,7 +42,8 @@ class DayContext:
     def write_stats(self, stage: str, stats: dict[str, Any]) -> None:
         out = self.work / "stats"
         out.mkdir(parents=True, exist_ok=True)
-        (out / f"{stage}.json").write_text(json.dumps(stats, indent=2, sort_keys=True))
+        stamped = {**stats, "code": code_version()}  # which code wrote the stage's outputs
+        (out / f"{stage}.json").write_text(json.dumps(stamped, indent=2, sort_keys=True))
 
     def read_stats(self, stage: str) -> dict[str, Any]:
         p = self.work / "stats" / f"{stage}.json"

@@ -9,6 +9,7 @@ from typing import Any
 
 from pyspark.sql import SparkSession
 
+from crawldedup.code_version import code_version
 from crawldedup.config import Config
 from crawldedup.day_state import earlier_incomplete, incomplete_days
 from crawldedup.ingest.records import html_extractor
@@ -129,14 +130,45 @@ def preflight(ctx: DayContext, stages: tuple[str, ...]) -> None:
             raise StageFailed(stages[0], exc) from exc
 
 
+def stale_earlier_stages(ctx: DayContext, stages: tuple[str, ...]) -> list[str]:
+    """The day's stages before ``stages[0]`` whose outputs carry another code stamp."""
+    order = day_stages(ctx.cfg)
+    if not stages or stages[0] not in order:
+        return []
+    current = code_version()
+    earlier = order[: order.index(stages[0])]
+    return [s for s in earlier if (st := ctx.read_stats(s)) and st.get("code") != current]
+
+
 def run_day(
     spark: SparkSession | None,
     ctx: DayContext,
     progress: Callable[[str], None] | None = None,
     stages: tuple[str, ...] = DEDUP_STAGES,
 ) -> dict[str, Any]:
-    """Run the given stages of one day in order; returns the day's report."""
+    """Run the given stages of one day in order; returns the day's report.
+
+    When the day's earlier stages were run by other code (their ``code`` stamps differ,
+    see ``crawldedup.code_version``), the day's stages are rerun from the first.
+    """
     result: dict[str, Any] = {}
+    stale = stale_earlier_stages(ctx, stages)
+    if stale:
+        if spark is None:  # the report alone runs without Spark
+            raise StageFailed(
+                stages[0],
+                RuntimeError(
+                    f"the day's {', '.join(stale)} outputs were written by other code "
+                    f"than {code_version()}: rerun the day"
+                ),
+            )
+        order = day_stages(ctx.cfg)
+        stages = order[: order.index(stages[0])] + tuple(stages)
+        if progress is not None:
+            progress(
+                f"[{ctx.day}] {', '.join(stale)} ran on other code than {code_version()}: "
+                f"rerunning the day's stages from {stages[0]}"
+            )
     preflight(ctx, stages)
     for i, stage in enumerate(stages, start=1):
         t0 = time.perf_counter()

@@ -46,3 +46,45 @@ def test_a_day_stopped_after_publishing_is_refused_until_rerun(
     assert verdicts(ctx["2026-11-02"])["copy"]["duplicate_of"] == "orig"
     run_day(spark, ctx["2026-11-03"])
     assert verdicts(ctx["2026-11-03"])["new"]["verdict"] == "unique"
+
+
+def test_a_stage_after_a_deploy_reruns_the_day_from_the_first_stage(
+    spark: Any, tmp_path: Path
+) -> None:
+    """The DAG runs one stage per task: when the day's earlier stages were written by
+    other code (here the stamp an older version left; a real deploy between two tasks
+    cannot happen inside one test process), the stage reruns them instead of mixing."""
+    import json
+
+    from crawldedup.code_version import code_version
+
+    cfg = Config().replace(**{"spark.shuffle_partitions": 4, "bloom.capacity_docs": 1000})
+    day = write_day(
+        tmp_path / "in",
+        "2026-11-01",
+        [
+            rec("orig", ARTICLE, "2026-11-01T01:00:00Z", "网页判重方法"),
+            rec("copy", ARTICLE + "版权所有。", "2026-11-01T02:00:00Z", "乙"),
+        ],
+    )
+    ctx = DayContext(day="2026-11-01", home=tmp_path / "home", cfg=cfg, input_dir=day)
+    run_day(spark, ctx, stages=("fingerprint", "bloom", "candidates", "similarity"))
+    stats = ctx.work / "stats" / "fingerprint.json"
+    stamped = json.loads(stats.read_text())
+    assert stamped["code"] == code_version()
+    stats.write_text(json.dumps({**stamped, "code": "0123456789ab"}))  # an older version's
+    lines: list[str] = []
+    run_day(spark, ctx, lines.append, stages=("publish",))
+    assert "rerunning the day's stages from fingerprint" in lines[0], lines
+    assert [ln.split()[2] for ln in lines[1:]] == [
+        "fingerprint",
+        "bloom",
+        "candidates",
+        "similarity",
+        "publish",
+    ]
+    assert all(
+        json.loads((ctx.work / "stats" / f"{s}.json").read_text())["code"] == code_version()
+        for s in ("fingerprint", "bloom", "candidates", "similarity", "publish")
+    )
+    assert verdicts(ctx)["copy"]["duplicate_of"] == "orig"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import hashlib
 import json
 import subprocess
 import sys
@@ -182,3 +183,26 @@ def test_spark_submit_command_ships_the_zip(tmp_path: Path) -> None:
     local = spark_submit_cmd("bloom", "local[2]", tmp_path / "p.zip", [])
     assert "--executor-memory" not in local
     assert "PYTHONPATH" not in submit_env({"PYTHONPATH": "/repo", "PATH": "/bin"})
+
+
+def test_the_code_stamp_is_read_from_the_zip_when_the_package_runs_from_it(
+    tmp_path: Path,
+) -> None:
+    from crawldedup.code_version import code_version
+    from crawldedup.pipeline.package import build_zip
+
+    zipped = build_zip(tmp_path)
+    probe = "import crawldedup.code_version as c; print(c.PACKAGE, c.code_version())"
+    out = subprocess.run(
+        [sys.executable, "-c", probe],
+        env={"PYTHONPATH": str(zipped), "PATH": "/usr/bin:/bin"},
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
+    assert out[0].startswith(str(zipped))  # really imported from the zip
+    stamp = out[1]
+    # Its own stamp (the zip holds a subset of the modules), not the digest of nothing.
+    assert len(stamp) == 12 and stamp != code_version()
+    assert stamp != hashlib.sha256().hexdigest()[:12]
