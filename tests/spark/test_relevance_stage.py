@@ -7,6 +7,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from crawldedup.code_version import code_version
 from crawldedup.config import Config
 from crawldedup.pipeline import fingerprint_stage, relevance_stage
 from crawldedup.pipeline.context import DayContext
@@ -100,5 +101,6 @@ def test_relevance_stage_is_skipped_without_a_library(spark: Any, tmp_path: Path
     ctx = _ctx(tmp_path / "home", "2026-11-03", None)
     stats = relevance_stage.run(spark, ctx)
     assert stats == {"skipped": "no relevance.library configured"}
-    assert json.loads((ctx.work / "stats" / "relevance.json").read_text()) == stats
+    written = json.loads((ctx.work / "stats" / "relevance.json").read_text())
+    assert written == {**stats, "code": code_version()}  # stamped with the code that ran it
     assert not (ctx.work / "relevance").exists()
