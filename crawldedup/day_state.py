@@ -29,6 +29,11 @@ def mark_complete(store: Store, day: str) -> None:
     store.delete("days", [day], columns=[MARKER])
 
 
+def published_days(store: Store, before: str | None = None) -> list[str]:
+    """Days whose publish finished, in order (only those strictly before ``before``)."""
+    return [day for day, cells in store.scan("days", stop=before) if MARKER not in cells]
+
+
 def incomplete_days(store: Store, before: str | None = None) -> list[str]:
     """Days marked incomplete, in order (only those strictly before ``before``)."""
     return [day for day, cells in store.scan("days", stop=before) if MARKER in cells]

@@ -179,8 +179,11 @@ def _write_part(root: str, rule: str, index: int, data: bytes) -> None:
     tmp.replace(path)  # a retried task never leaves half a file
 
 
-def rebuild(spark: SparkSession, ctx: DayContext, force_scan: bool = False) -> dict[str, Any]:
-    """Every rule's per-range filters, in parallel; returns stats and writes the manifest.
+def rebuild(
+    spark: SparkSession, ctx: DayContext, force_scan: bool = False
+) -> tuple[str, dict[str, Any]]:
+    """Every rule's per-range filters, in parallel; writes the manifest and returns where
+    the filters came from ("blocks" or "scan") and each rule's figures.
 
     From the stored blocks when ``bloom.source = "blocks"`` and they are current;
     otherwise by scanning the index tables (and, for ``blocks``, storing what was built,
@@ -234,7 +237,6 @@ def rebuild(spark: SparkSession, ctx: DayContext, force_scan: bool = False) -> d
         return rule, i, keys, capacity, len(data)
 
     built = sc_parallel_map(spark, tasks, build)
-    stats: dict[str, Any] = {"source": "blocks" if read_blocks else "scan"}
     manifest: dict[str, Any] = {"ranges": [lo for lo, _ in ranges], "rules": {}}
     filters: dict[str, Any] = {}
     for rule in rules:
@@ -253,7 +255,7 @@ def rebuild(spark: SparkSession, ctx: DayContext, force_scan: bool = False) -> d
         }
     root.mkdir(parents=True, exist_ok=True)
     (root / "manifest.json").write_text(json.dumps(manifest, indent=2, sort_keys=True))
-    return {**filters, "_source": stats["source"]}
+    return ("blocks" if read_blocks else "scan"), filters
 
 
 def sc_parallel_map(spark: SparkSession, items: list[Any], fn: Any) -> list[Any]:
@@ -266,9 +268,7 @@ def run(spark: SparkSession, ctx: DayContext, force_scan: bool = False) -> dict[
     (``crawldedup stage bloom --rebuild-blocks``: repair, or a resize)."""
     stats: dict[str, Any] = {}
     with timed(stats):
-        filters = rebuild(spark, ctx, force_scan)
-        stats["source"] = filters.pop("_source")
-        stats["filters"] = filters
+        stats["source"], stats["filters"] = rebuild(spark, ctx, force_scan)
     ctx.write_stats("bloom", stats)
     return stats
 

@@ -122,12 +122,13 @@ class CrawlDaySensor(BaseSensorOperator):
 
     @staticmethod
     def _previous_day_published(day: str, store_url: str, input_root: str) -> tuple[bool, str]:
-        """``day.previous_day_check`` against the store's ``days`` rows (one per published
-        day, keyed YYYY-MM-DD) and the crawl folder of the day before."""
+        """``day.previous_day_check`` against the store's published days (a day whose
+        publish was cut short does not count) and the crawl folder of the day before."""
+        from crawldedup.day_state import published_days
         from crawldedup_airflow.hooks import HBaseHook
 
         with HBaseHook.open_url(store_url) as store:
-            published = [key for key, _ in store.scan("days", stop=day, keys_only=True)]
+            published = published_days(store, before=day)
         crawled = day_dir(input_root, previous_day(day)).is_dir()
         return previous_day_check(day, published, crawled)
 
