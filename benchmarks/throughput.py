@@ -580,6 +580,37 @@ def print_tables(rows: list[dict[str, Any]]) -> None:
         )
 
 
+def write_chart(rows: list[dict[str, Any]], path: Path) -> None:
+    """Wall and CPU seconds against the day's documents, one line per store and index:
+    a straight line through the points is cost linear in documents."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, (ax_wall, ax_cpu) = plt.subplots(1, 2, figsize=(10, 4))
+    series: dict[str, list[dict[str, Any]]] = {}
+    for r in rows:
+        series.setdefault(
+            f"{r['store']} ({r.get('code', 'work tree')}), index {r['index']:,}", []
+        ).append(r)
+    for label, points in sorted(series.items()):
+        points.sort(key=lambda r: r["docs"])
+        docs = [r["docs"] for r in points]
+        ax_wall.plot(docs, [r["wall_s"] for r in points], marker="o", label=label)
+        ax_cpu.plot(docs, [sum(r["cpu_s"].values()) for r in points], marker="o", label=label)
+    for ax, what in ((ax_wall, "wall s"), (ax_cpu, "CPU s (driver JVM + Python workers)")):
+        ax.set_xlabel("documents in the day")
+        ax.set_ylabel(what)
+        ax.grid(True, alpha=0.3)
+    ax_wall.legend(fontsize=8)
+    fig.suptitle("crawldedup run: one day against a bulk-loaded index, 2 cores")
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110)
+    print(f"chart: {path}", flush=True)
+
+
 def quality_peer_names(rows: list[dict[str, Any]]) -> list[str]:
     return [f"{k} s" for k in next((r["peers_s"] for r in rows if "peers_s" in r), {})]
 
@@ -600,6 +631,7 @@ def main(argv: list[str] | None = None) -> int:
         "--peers-max-docs", type=int, default=20_000, help="skip the peers on bigger days"
     )
     ap.add_argument("--work", type=Path, default=None)
+    ap.add_argument("--chart", type=Path, default=None, help="PNG of cost against documents")
     ap.add_argument(
         "--baseline",
         metavar="COMMIT",
@@ -648,6 +680,8 @@ def main(argv: list[str] | None = None) -> int:
                     print(json.dumps(c), flush=True)
                 rows.extend(case_rows)
     print_tables(rows)
+    if args.chart is not None:
+        write_chart(rows, args.chart)
     return 0
 
 
