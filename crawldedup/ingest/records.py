@@ -47,9 +47,13 @@ class Quarantined:
     raw: str
 
 
-def id_from_url(url: str) -> str:
-    """The id of a record that has none: stable across runs and machines."""
-    return "u" + hashlib.md5(url.encode("utf-8"), usedforsecurity=False).hexdigest()[:16]
+def derived_id(url: str, fetched_at: str) -> str:
+    """The id of a record that has none, from its url and its canonical fetch time
+    (``canonical_time``; the day's midnight when the record has none): stable across runs
+    and machines, and a recrawl of the same url at another time gets an id of its own, so
+    it is judged against the earlier fetch instead of overwriting it."""
+    key = f"{url}\n{fetched_at}".encode()
+    return "u" + hashlib.md5(key, usedforsecurity=False).hexdigest()[:16]
 
 
 def canonical_time(value: str) -> str:
@@ -193,10 +197,8 @@ def prepare(rec: RawRecord, cfg: Config, day: str) -> dict[str, Any] | Quarantin
         fetched = _str_field(data, "fetched_at")
     except TypeError as exc:
         return Quarantined(rec.source, rec.position, "wrong_type", str(exc), rec.raw)
-    if not rid:
-        if not url:
-            return Quarantined(rec.source, rec.position, "no_id", "no id and no url", rec.raw)
-        rid = id_from_url(url)
+    if not rid and not url:
+        return Quarantined(rec.source, rec.position, "no_id", "no id and no url", rec.raw)
     raw_md5 = md5_hex(html if html is not None else f"{title}\n{content or ''}")
     max_chars = cfg.limits.max_text_chars
     if content and content.strip() and len(content) > max_chars:
@@ -230,7 +232,7 @@ def prepare(rec: RawRecord, cfg: Config, day: str) -> dict[str, Any] | Quarantin
     except ValueError as exc:
         return Quarantined(rec.source, rec.position, "bad_fetched_at", str(exc), rec.raw)
     return {
-        "id": rid,
+        "id": rid or derived_id(url, fetched_at),
         "url": url,
         "title": title,
         "fetched_at": fetched_at,

@@ -48,11 +48,18 @@ from crawldedup.sample.truth import (
     QUARANTINE_REASONS,
     TRANSFORMS,
     TruthRecord,
-    id_from_url,
+    canonical_time,
+    derived_id,
     write_truth,
 )
 
 __all__ = ["DaySummary", "SampleSummary", "generate_sample"]
+
+
+def warc_date(when: dt.datetime) -> str:
+    """A WARC-Date header: UTC, whole seconds."""
+    return when.astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
 
 TZ = dt.timezone(dt.timedelta(hours=8))  # the crawler runs in China Standard Time
 MAX_CONTENT_BYTES = 2_000_000  # the pipeline's size limit the too_large record exceeds
@@ -335,7 +342,9 @@ class _Builder:
 
     def assign_id(self, doc: _Doc) -> None:
         if doc.container.endswith(".warc.gz"):
-            doc.id = id_from_url(doc.url)
+            # The pipeline derives the id of an id-less WARC record from the url and the
+            # record's WARC-Date: the same derivation, from the same header.
+            doc.id = derived_id(doc.url, canonical_time(warc_date(doc.fetched_at)))
             if doc.id in self.used_ids:  # practically impossible, but the truth must not lie
                 raise RuntimeError(f"derived id collision for {doc.url}")
             self.used_ids.add(doc.id)
@@ -993,9 +1002,6 @@ def _write_warc(path: Path, docs: list[_Doc], rng: random.Random, day: dt.date) 
 
     def rec_id() -> str:
         return f"<urn:uuid:{uuid.UUID(int=rng.getrandbits(128), version=4)}>"
-
-    def warc_date(when: dt.datetime) -> str:
-        return when.astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
     buf = io.BytesIO()
     writer = WARCWriter(buf, gzip=True)

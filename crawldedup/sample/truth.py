@@ -30,7 +30,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from crawldedup.ingest.records import id_from_url  # one derivation, shared with the pipeline
+# One derivation of ids and times, shared with the pipeline.
+from crawldedup.ingest.records import canonical_time, derived_id
 
 __all__ = [
     "NEGATIVE_KINDS",
@@ -39,9 +40,10 @@ __all__ = [
     "Ratio",
     "Scores",
     "TruthRecord",
+    "canonical_time",
+    "derived_id",
     "false_positive_pairs_by_negative",
     "groups_from_verdicts",
-    "id_from_url",
     "load_quarantine_expected",
     "load_truth",
     "pairwise_scores",
