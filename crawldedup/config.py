@@ -187,6 +187,10 @@ class LimitsConfig:
     # Duplicate edges of a day up to this count are grouped by union-find on the
     # driver; above it, by connected components in Spark (nothing collected).
     max_driver_edges: int = 1_000_000
+    # A rerun of a published day with fewer than this share of the documents it was
+    # published with is refused unless --replace is given (a deletion safety ratio: an
+    # empty or partial folder must not silently delete a day's history). 0 turns it off.
+    min_rerun_share: float = 0.5
 
 
 @dataclass(frozen=True)
@@ -297,6 +301,7 @@ class Config:
         _check(lim.max_text_chars >= 1, "limits.max_text_chars must be >= 1")
         _check(lim.store_batch_size >= 1, "limits.store_batch_size must be >= 1")
         _check(lim.max_driver_edges >= 0, "limits.max_driver_edges must be >= 0")
+        _check(0 <= lim.min_rerun_share <= 1, "limits.min_rerun_share must be between 0 and 1")
         _check(
             self.output.delete_list in ("", "jsonl", "parquet"),
             "output.delete_list must be '', 'jsonl' or 'parquet'",

@@ -9,6 +9,7 @@ completes it.
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime
 
 from crawldedup.store import Store
@@ -18,6 +19,33 @@ MARKER = "r:incomplete"
 
 class IncompleteDay(RuntimeError):
     """A day's publish started and did not finish."""
+
+
+class RerunRefused(RuntimeError):
+    """A rerun that would replace a published day with far fewer documents (exit 2)."""
+
+
+def published_documents(store: Store, day: str) -> int | None:
+    """How many documents the day's last finished publish judged; None for a day never
+    published (or one whose report is unreadable)."""
+    row = store.get("days", [day], columns=["r:report"]).get(day, {})
+    try:
+        return int(json.loads(row["r:report"])["documents"])
+    except (KeyError, ValueError, TypeError):
+        return None
+
+
+def check_replacement(store: Store, day: str, documents: int, min_share: float) -> None:
+    """Refuse a rerun of a published day whose input holds fewer than ``min_share`` of the
+    documents published for it (an empty folder, a partial copy, a wrong path): replacing
+    the day would delete the verdicts, documents and postings of the missing ones."""
+    previous = published_documents(store, day)
+    if previous and documents < min_share * previous:
+        raise RerunRefused(
+            f"{day} is published with {previous} documents and this run has {documents} "
+            f"(under limits.min_rerun_share = {min_share:g} of them): replacing it would "
+            "delete the rest; pass --replace to do that"
+        )
 
 
 def mark_incomplete(store: Store, day: str) -> None:

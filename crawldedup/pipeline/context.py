@@ -22,6 +22,8 @@ class DayContext:
     cfg: Config
     input_dir: Path | None = None
     dry_run: bool = False
+    # Rerun a published day even from far fewer documents (``crawldedup run --replace``).
+    replace: bool = False
     store_url: str = field(default="")
 
     @property

@@ -19,7 +19,7 @@ from pyspark.sql import functions as F
 from pyspark.sql.types import StringType, StructField, StructType
 
 from crawldedup.core.grouping import groups
-from crawldedup.day_state import mark_incomplete
+from crawldedup.day_state import check_replacement, mark_incomplete
 from crawldedup.pipeline.bloom_stage import add_day_keys
 from crawldedup.pipeline.candidates_stage import explode_keys, rank_within_day
 from crawldedup.pipeline.components import connected_components
@@ -181,8 +181,20 @@ def _retract_batch(store: Store, batch: list[Row], day: str) -> int:
     by_group: dict[str, list[str]] = {}
     for r in batch:
         by_group.setdefault(r["old_group"], []).append(r["id"])
+    own: list[str] = []  # groups whose canonical is of this day: its own cell
     for g, ids in by_group.items():
-        store.delete("groups", [g], columns=[posting_column(i) for i in ids])
+        members = [posting_column(i) for i in ids if i != g]
+        if members:
+            store.delete("groups", [g], columns=members)
+        if g in ids:
+            own.append(g)
+    if own:
+        # A canonical's own cell stays while later days' duplicates still list the group
+        # (they are not recomputed by this rerun); it goes with the group's last member.
+        group_rows = store.get("groups", own)
+        alone = [g for g in own if set(group_rows.get(g, {})) <= {posting_column(g)}]
+        for g in alone:
+            store.delete("groups", [g], columns=[posting_column(g)])
     stale = [r["id"] for r in batch if r["stale"]]
     if stale:
         doc_rows = store.get("docs", stale, columns=["m:keys", "m:day"])
@@ -354,8 +366,11 @@ def run(spark: SparkSession, ctx: DayContext) -> dict[str, Any]:
             ctx.write_stats("publish", stats)
             return stats
         store_url, day, batch = ctx.store, ctx.day, cfg.limits.store_batch_size
-        with open_store(store_url) as store:  # removed by the report stage, last
-            mark_incomplete(store, day)
+        with open_store(store_url) as store:
+            if not ctx.replace:
+                documents = int(ctx.read_stats("fingerprint").get("documents", 0))
+                check_replacement(store, day, documents, cfg.limits.min_rerun_share)
+            mark_incomplete(store, day)  # removed by the report stage, last
         stats["retracted_rows"] = retract_previous_run(spark, ctx, docs)
         rules = enabled(cfg.cascade.rules)
         lookups = spark.read.parquet(ctx.path("lookups"))

@@ -11,7 +11,7 @@ from pyspark.sql import SparkSession
 
 from crawldedup.code_version import code_version
 from crawldedup.config import Config
-from crawldedup.day_state import earlier_incomplete, incomplete_days
+from crawldedup.day_state import RerunRefused, earlier_incomplete, incomplete_days
 from crawldedup.ingest.records import html_extractor
 from crawldedup.pipeline import (
     bloom_stage,
@@ -176,6 +176,8 @@ def run_day(
             spark.sparkContext.setJobGroup(stage, f"crawldedup {stage} {ctx.day}")
         try:
             result = RUNNERS[stage](spark, ctx)  # type: ignore[arg-type]
+        except RerunRefused:
+            raise  # a refusal, not a failure: the CLI exits 2 with its one line
         except Exception as exc:
             raise StageFailed(stage, exc) from exc
         if progress is not None:
