@@ -8,6 +8,7 @@ ran and was published but failed the data-quality gate (quarantined share above
 from __future__ import annotations
 
 import argparse
+import errno
 import json
 import os
 import re
@@ -20,8 +21,10 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from crawldedup.config import CONFIG_ENV, Config, ConfigError, build_config, parse_override
+from crawldedup.day_state import RerunRefused
 from crawldedup.run_lock import home_lock
 from crawldedup.stage_registry import NAMES as STAGE_NAMES
+from crawldedup.store_lock import store_lock
 
 EXIT_GATE = 3
 """``crawldedup run``: the day was published but its quarantined share is over the gate."""
@@ -100,9 +103,18 @@ def build_parser() -> argparse.ArgumentParser:
         "--dry-run", action="store_true", help="compute verdicts, write nothing to the store"
     )
     r.add_argument(
+        "--replace",
         "--allow-empty",
+        dest="replace",
         action="store_true",
-        help="rerun a published day from a folder without data files (removes its verdicts)",
+        help="rerun a published day even from an empty folder or far fewer documents "
+        "(under limits.min_rerun_share of them): the missing ones' verdicts are removed",
+    )
+    r.add_argument(
+        "--cascade-later",
+        action="store_true",
+        help="then rerun every later published day, in order, from the dt=D folders beside "
+        "--input (without it, later days keep their verdicts and groups)",
     )
     common(r)
 
@@ -111,6 +123,11 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--date", required=True, type=_day)
     s.add_argument("--input", type=Path, default=None)
     s.add_argument("--dry-run", action="store_true")
+    s.add_argument(
+        "--replace",
+        action="store_true",
+        help="publish: replace a published day even with far fewer documents",
+    )
     s.add_argument(
         "--rebuild-blocks",
         action="store_true",
@@ -176,7 +193,12 @@ def _context(args: argparse.Namespace, cfg: Config, day: str, input_dir: Path | 
 
     home = (args.home or default_home()).resolve()
     return DayContext(
-        day=day, home=home, cfg=cfg, input_dir=input_dir, dry_run=getattr(args, "dry_run", False)
+        day=day,
+        home=home,
+        cfg=cfg,
+        input_dir=input_dir,
+        dry_run=getattr(args, "dry_run", False),
+        replace=getattr(args, "replace", False),
     )
 
 
@@ -217,8 +239,9 @@ def _existing_store(ctx: Any) -> str:
 
 def cmd_run(args: argparse.Namespace, cfg: Config) -> int:
     from crawldedup.gate import quarantine_failure
+    from crawldedup.pipeline.later_days import rerun_with_later_days
     from crawldedup.pipeline.spark import build_session
-    from crawldedup.pipeline.stages import day_stages, preflight, run_day
+    from crawldedup.pipeline.stages import day_stages, preflight
 
     ctx = _context(args, cfg, args.date, _check_input(args.input, args.date))
     if cfg.relevance.library:
@@ -228,19 +251,34 @@ def cmd_run(args: argparse.Namespace, cfg: Config) -> int:
     stages = day_stages(cfg)
     with home_lock(ctx.home, f"run {ctx.day}"):
         preflight(ctx, stages)  # an unreachable store fails in a second, not after Spark
-        if not args.allow_empty:
+        if not args.replace:
             _refuse_emptying_a_published_day(ctx)
-        _progress(f"[{ctx.day}] starting Spark ({cfg.spark.master}), store {ctx.store}")
-        spark = build_session(cfg, "crawldedup-run")
-        try:
-            report = run_day(spark, ctx, _progress, stages=stages)
-        finally:
-            spark.stop()
-    _print_report_summary(report)
-    failure = quarantine_failure(report, cfg.gate)
-    if failure:
-        raise GateFailed(failure)
+        later = _later_days(ctx) if args.cascade_later else []
+        with store_lock(ctx.store, f"run {ctx.day}", progress=_progress):
+            _progress(f"[{ctx.day}] starting Spark ({cfg.spark.master}), store {ctx.store}")
+            spark = build_session(cfg, "crawldedup-run")
+            try:
+                reports = rerun_with_later_days(spark, ctx, later, _progress, stages)
+            finally:
+                spark.stop()
+    failures = []
+    for report in reports:
+        _print_report_summary(report)
+        failure = quarantine_failure(report, cfg.gate)
+        if failure:
+            failures.append(failure)
+    if failures:
+        raise GateFailed("; ".join(failures))
     return 0
+
+
+def _later_days(ctx: Any) -> list[Any]:
+    from crawldedup.pipeline.later_days import LaterDaysError, later_days
+
+    try:
+        return later_days(ctx)
+    except LaterDaysError as exc:
+        raise UsageError(f"crawldedup: {exc}") from None
 
 
 def _refuse_emptying_a_published_day(ctx: Any) -> None:
@@ -256,7 +294,7 @@ def _refuse_emptying_a_published_day(ctx: Any) -> None:
     if published:
         raise UsageError(
             f"crawldedup: {ctx.input_dir} has no data files but {ctx.day} is published in "
-            f"{ctx.store}; a rerun would remove its verdicts (--allow-empty to do that)"
+            f"{ctx.store}; a rerun would remove its verdicts (--replace to do that)"
         )
 
 
@@ -276,11 +314,12 @@ def cmd_stage(args: argparse.Namespace, cfg: Config) -> int:
 
         with home_lock(ctx.home, f"bloom rebuild {ctx.day}"):
             preflight(ctx, ("bloom",))
-            spark = build_session(cfg, "crawldedup-bloom-rebuild")
-            try:
-                stats = bloom_stage.run(spark, ctx, force_scan=True)
-            finally:
-                spark.stop()
+            with store_lock(ctx.store, f"bloom rebuild {ctx.day}", progress=_progress):
+                spark = build_session(cfg, "crawldedup-bloom-rebuild")
+                try:
+                    stats = bloom_stage.run(spark, ctx, force_scan=True)
+                finally:
+                    spark.stop()
         keys = sum(f["keys"] for f in stats["filters"].values())
         _progress(f"[{ctx.day}] Bloom blocks rebuilt from the index tables: {keys} keys")
         return 0
@@ -290,11 +329,12 @@ def cmd_stage(args: argparse.Namespace, cfg: Config) -> int:
         return 0
     with home_lock(ctx.home, f"stage {args.name} {ctx.day}"):
         preflight(ctx, (args.name,))
-        spark = build_session(cfg, f"crawldedup-{args.name}")
-        try:
-            run_day(spark, ctx, _progress, stages=(args.name,))
-        finally:
-            spark.stop()
+        with store_lock(ctx.store, f"stage {args.name} {ctx.day}", progress=_progress):
+            spark = build_session(cfg, f"crawldedup-{args.name}")
+            try:
+                run_day(spark, ctx, _progress, stages=(args.name,))
+            finally:
+                spark.stop()
     return 0
 
 
@@ -304,7 +344,7 @@ def cmd_verdicts(args: argparse.Namespace, cfg: Config) -> int:
 
     ctx = _context(args, cfg, args.date, None)
     out = sys.stdout
-    with open_store(_existing_store(ctx)) as opened:
+    with open_store(_existing_store(ctx), read_only=True) as opened:
         store = _complete_day(opened, ctx.day)
         for key, row in store.scan_prefix("verdicts", f"{ctx.day}|"):
             rec = VerdictRecord.from_row(key, row)
@@ -316,7 +356,7 @@ def cmd_report(args: argparse.Namespace, cfg: Config) -> int:
     from crawldedup.store import open_store
 
     ctx = _context(args, cfg, args.date, None)
-    with open_store(_existing_store(ctx)) as opened:
+    with open_store(_existing_store(ctx), read_only=True) as opened:
         store = _complete_day(opened, ctx.day)
         row = store.get("days", [ctx.day]).get(ctx.day)
     if not row:
@@ -338,7 +378,7 @@ def cmd_groups(args: argparse.Namespace, cfg: Config) -> int:
     if args.top < 1:
         raise UsageError("crawldedup: --top must be >= 1")
     ctx = _context(args, cfg, args.date, None)
-    with open_store(_existing_store(ctx)) as opened:
+    with open_store(_existing_store(ctx), read_only=True) as opened:
         store = _complete_day(opened, ctx.day)
         for view in top_groups(store, ctx.day, args.top):
             print(json.dumps(view.as_json(), ensure_ascii=False))
@@ -350,7 +390,7 @@ def cmd_mirrors(args: argparse.Namespace, cfg: Config) -> int:
     from crawldedup.views import mirrors
 
     ctx = _context(args, cfg, args.date, None)
-    with open_store(_existing_store(ctx)) as opened:
+    with open_store(_existing_store(ctx), read_only=True) as opened:
         store = _complete_day(opened, ctx.day)
         for view in mirrors(store, ctx.day, args.min_pairs):
             print(json.dumps(view.as_json(), ensure_ascii=False))
@@ -364,7 +404,7 @@ def cmd_relevance(args: argparse.Namespace, cfg: Config) -> int:
     if args.top < 1:
         raise UsageError("crawldedup: --top must be >= 1")
     ctx = _context(args, cfg, args.date, None)
-    with open_store(_existing_store(ctx)) as opened:
+    with open_store(_existing_store(ctx), read_only=True) as opened:
         store = _complete_day(opened, ctx.day)
         pages = top_pages(store, ctx.day, args.topic, args.top)
         links = top_links(store, ctx.day, args.topic, args.top)
@@ -441,7 +481,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except GateFailed as exc:
         print(f"crawldedup: data-quality gate failed: {exc}", file=sys.stderr)
         return EXIT_GATE
-    except (UsageError, ConfigError) as exc:
+    except (UsageError, ConfigError, RerunRefused) as exc:
         msg = str(exc)
         print(msg if msg.startswith("crawldedup") else f"crawldedup: {msg}", file=sys.stderr)
         return 2
@@ -460,9 +500,29 @@ def job_main(job_file: str, argv: Sequence[str]) -> int:
     return main(["stage", Path(job_file).stem, *argv])
 
 
+_DISK_FULL = ("No space left on device", "database or disk is full", "the disk is full")
+
+
 def _one_line(exc: BaseException) -> str:
+    """The failure in one line; a full disk is named as such wherever it surfaced (a
+    Spark write's IOException deep in a Java trace, SQLite, Python's OSError)."""
     text = str(exc).strip().splitlines()
-    return text[0][:500] if text else type(exc).__name__
+    line = text[0][:500] if text else type(exc).__name__
+    chain: list[BaseException] = []
+    cause: BaseException | None = exc
+    while cause is not None and len(chain) < 10:
+        chain.append(cause)
+        cause = cause.__cause__ or cause.__context__
+    full = "\n".join(str(c) for c in chain)
+    if any(getattr(c, "errno", None) == errno.ENOSPC for c in chain) or any(
+        marker in full for marker in _DISK_FULL
+    ):
+        if "disk is full" in line:
+            return line
+        return (
+            f"the disk is full (no space left on device): free space, then rerun the day ({line})"
+        )
+    return line
 
 
 if __name__ == "__main__":

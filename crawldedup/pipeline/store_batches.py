@@ -47,7 +47,9 @@ class LazyStore(Store):
     def _open(self) -> Store:
         if self._store is None:
             # The executors' batch is also the store's request size (limits.store_batch_size).
-            options = {} if self.batch_size is None else {"batch_size": self.batch_size}
+            options: dict[str, Any] = (
+                {} if self.batch_size is None else {"batch_size": self.batch_size}
+            )
             self._store = open_store(self.url, **options)
             self.stats = self._store.stats
         return self._store
@@ -65,6 +67,11 @@ class LazyStore(Store):
 
     def delete(self, table: str, rows: Iterable[str], columns: Sequence[str] | None = None) -> None:
         self._open().delete(table, rows, columns)
+
+    def check_and_put(
+        self, table: str, row: str, column: str, expected: bytes | None, value: bytes
+    ) -> bool:
+        return self._open().check_and_put(table, row, column, expected, value)
 
     def close(self) -> None:
         if self._store is not None:

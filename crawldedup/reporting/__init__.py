@@ -29,7 +29,7 @@ def write_report(
     Raises :class:`NoReport` when the store holds no report for the day. The file is
     written next to itself and renamed, so a reader never sees half a page.
     """
-    with open_store(store_url) as store:
+    with open_store(store_url, read_only=True) as store:
         data = gather(store, day, quarantine_dir, window=window)
     out = html_path(home, day)
     out.parent.mkdir(parents=True, exist_ok=True)

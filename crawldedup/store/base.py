@@ -46,6 +46,9 @@ TABLES: dict[str, tuple[str, ...]] = {
     # Bloom filter blocks (docs/algorithm.md#bloom): row = "rule|range (3 digits)", cells
     # "b:bits" (the filter of every key the rule's index table has had) and "b:sizing".
     "bloom_blocks": ("b",),
+    # Run locks (crawldedup/store_lock.py): row = "run", cell "l:holder" = the holder's
+    # JSON (what, host, pid, since, heartbeat), empty when free.
+    "locks": ("l",),
 }
 
 
@@ -106,6 +109,13 @@ class Store(abc.ABC):
     @abc.abstractmethod
     def delete(self, table: str, rows: Iterable[str], columns: Sequence[str] | None = None) -> None:
         """Delete whole rows, or only the given columns of them."""
+
+    @abc.abstractmethod
+    def check_and_put(
+        self, table: str, row: str, column: str, expected: bytes | None, value: bytes
+    ) -> bool:
+        """Atomically: write ``value`` into the cell when it holds ``expected`` (None: when
+        the cell does not exist); True when written."""
 
     @abc.abstractmethod
     def close(self) -> None: ...

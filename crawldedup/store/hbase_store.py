@@ -190,6 +190,26 @@ class HBaseStore(Store):
             self._call(f"delete {table}", send)
             self.stats.rows_deleted += len(chunk)
 
+    def check_and_put(
+        self, table: str, row: str, column: str, expected: bytes | None, value: bytes
+    ) -> bool:
+        """HBase's checkAndPut through the Thrift 1 API (happybase has no wrapper; its
+        client carries the call): atomic on the region server."""
+        self._check(table)
+        from Hbase_thrift import Mutation  # the module happybase's own batches use
+
+        def swap(conn: happybase.Connection) -> bool:
+            mutation = Mutation(column=column.encode(), value=value)
+            return bool(
+                conn.client.checkAndPut(
+                    conn._table_name(table), row.encode(), column.encode(), expected, mutation, {}
+                )
+            )
+
+        # Retried like every call: a lost reply to a swap that happened reads as "not
+        # written" on the retry, and the caller then finds its own value in the cell.
+        return self._call(f"check_and_put {table}", swap)
+
     def drop_all(self) -> None:
         """Disable and delete every table of this prefix (tests and resets only)."""
 

@@ -45,14 +45,18 @@ def _hbase_options(query: str) -> dict[str, Any]:
     return out
 
 
-def open_store(url: str, **options: Any) -> Store:
-    """Open the store a URL names. Executors call this once per partition."""
+def open_store(url: str, *, read_only: bool = False, **options: Any) -> Store:
+    """Open the store a URL names. Executors call this once per partition.
+
+    ``read_only`` (the read commands): the embedded file is opened read-only and never
+    created; HBase needs nothing different (a reader only sends gets and scans).
+    """
     parsed = urlparse(url)
     if parsed.scheme == "sqlite":
         # SQLite has no request size to tune: a batch is one transaction.
         from crawldedup.store.sqlite_store import SqliteStore
 
-        return SqliteStore(parsed.path)
+        return SqliteStore(parsed.path, read_only=read_only)
     if parsed.scheme == "hbase":
         from crawldedup.store.hbase_store import HBaseStore
 

@@ -7,10 +7,12 @@ TEXT with memcmp on UTF-8, which is HBase's byte order.
 
 from __future__ import annotations
 
+import shutil
 import sqlite3
 import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
+from urllib.parse import quote
 
 from crawldedup.store.base import TABLES, Row, Store, StoreError, StoreStats
 
@@ -18,16 +20,61 @@ _IN_CHUNK = 500  # SQLite's default limit on host parameters is well above this
 
 
 class SqliteStore(Store):
-    def __init__(self, path: str | Path, prefix: str = "", busy_timeout_s: float = 120.0) -> None:
+    def __init__(
+        self,
+        path: str | Path,
+        prefix: str = "",
+        busy_timeout_s: float = 120.0,
+        read_only: bool = False,
+    ) -> None:
         self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
         self.prefix = prefix
         self.stats = StoreStats()
+        self.read_only = read_only
+        if read_only:
+            self._conn = self._open_read_only(busy_timeout_s)
+            return
+        self.path.parent.mkdir(parents=True, exist_ok=True)
         self._conn = sqlite3.connect(
             str(self.path), timeout=busy_timeout_s, isolation_level=None, check_same_thread=False
         )
         self._conn.execute("PRAGMA synchronous=NORMAL")
         self._init_schema()
+
+    def _open_read_only(self, busy_timeout_s: float) -> sqlite3.Connection:
+        """A connection that never writes the file or its folder (the read commands: a
+        home on a read-only mount, a reader without write permission).
+
+        A WAL database needs its ``-shm`` index, which a read-only folder may lack; then
+        the file is opened as immutable: nobody writes it through a read-only mount.
+        Tables the file lacks are empty temporary tables (the temp schema is in memory).
+        """
+        if not self.path.is_file():
+            raise StoreError(f"sqlite store {self.path}: no such file")
+        base = f"file:{quote(str(self.path.resolve()))}?mode=ro"
+        conn: sqlite3.Connection | None = None
+        for uri in (base, base + "&immutable=1"):
+            conn = sqlite3.connect(
+                uri,
+                uri=True,
+                timeout=busy_timeout_s,
+                isolation_level=None,
+                check_same_thread=False,
+            )
+            try:
+                have = {r[0] for r in conn.execute("SELECT name FROM sqlite_master")}
+                break
+            except sqlite3.OperationalError as exc:
+                conn.close()
+                conn = None
+                error = exc
+        if conn is None:
+            raise StoreError(f"sqlite store {self.path} (read-only): {error}") from error
+        conn.execute("PRAGMA temp_store=MEMORY")
+        for t in TABLES:
+            if f"{self.prefix}{t}" not in have:
+                conn.execute(self._create_sql(t).replace("CREATE TABLE", "CREATE TEMP TABLE"))
+        return conn
 
     def _t(self, table: str) -> str:
         if table not in TABLES:
@@ -65,6 +112,8 @@ class SqliteStore(Store):
     def _write(self, fn: object) -> None:
         # Spark tasks write from several processes: BEGIN IMMEDIATE takes the write
         # lock up front, and the busy timeout queues writers instead of failing them.
+        if self.read_only:
+            raise StoreError(f"sqlite store {self.path}: opened readonly, a write was attempted")
         for attempt in range(5):
             try:
                 self._conn.execute("BEGIN IMMEDIATE")
@@ -72,16 +121,36 @@ class SqliteStore(Store):
                     fn(self._conn)  # type: ignore[operator]
                     self._conn.execute("COMMIT")
                 except BaseException:
-                    self._conn.execute("ROLLBACK")
+                    # SQLite has already rolled back after some errors (a full disk): a
+                    # second ROLLBACK would hide the cause behind "no transaction".
+                    if self._conn.in_transaction:
+                        self._conn.execute("ROLLBACK")
                     raise
                 self.stats.round_trips += 1
                 return
             except sqlite3.OperationalError as exc:
                 if "locked" not in str(exc) and "busy" not in str(exc):
-                    raise StoreError(f"sqlite store {self.path}: {exc}") from exc
+                    raise StoreError(f"sqlite store {self.path}: {self._explain(exc)}") from exc
                 self.stats.retries += 1
                 time.sleep(0.2 * 2**attempt)
         raise StoreError(f"sqlite store {self.path}: still locked after retries")
+
+    def _explain(self, exc: sqlite3.OperationalError) -> str:
+        """SQLite's message, with the cause named when the file system is full (SQLite
+        says "database or disk is full", or only "disk I/O error" when the journal or
+        the WAL could not grow)."""
+        text = str(exc)
+        if "full" in text or "disk I/O" in text:
+            try:
+                free = shutil.disk_usage(self.path.parent).free
+            except OSError:
+                return text
+            if "full" in text or free < 16 * 2**20:
+                return (
+                    f"{text}: the disk is full ({free / 2**20:.1f} MiB free on the file "
+                    f"system of {self.path.parent}); free space, then rerun the day"
+                )
+        return text
 
     def put(self, table: str, rows: Mapping[str, Mapping[str, bytes]]) -> None:
         cells = [(r, c, v) for r, cols in rows.items() for c, v in cols.items()]
@@ -165,6 +234,27 @@ class SqliteStore(Store):
                 lambda c: c.executemany(f"DELETE FROM {t} WHERE row = ? AND col = ?", pairs)
             )
         self.stats.rows_deleted += len(keys)
+
+    def check_and_put(
+        self, table: str, row: str, column: str, expected: bytes | None, value: bytes
+    ) -> bool:
+        t = self._t(table)
+        done: list[bool] = []
+
+        def swap(c: sqlite3.Connection) -> None:
+            # Inside BEGIN IMMEDIATE: no other writer between the read and the write.
+            found = c.execute(f"SELECT val FROM {t} WHERE row = ? AND col = ?", (row, column))
+            cur = found.fetchone()
+            have = None if cur is None else bytes(cur[0] if cur[0] is not None else b"")
+            if have == expected:
+                c.execute(
+                    f"INSERT OR REPLACE INTO {t} (row, col, val) VALUES (?, ?, ?)",
+                    (row, column, value),
+                )
+                done.append(True)
+
+        self._write(swap)
+        return bool(done)
 
     def close(self) -> None:
         self._conn.close()

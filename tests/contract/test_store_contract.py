@@ -9,15 +9,7 @@ import pytest
 
 from crawldedup.store import Store, StoreError, open_store
 from crawldedup.store.base import TABLES
-from tests.hbase_fixtures import drop_prefix, hbase_url, unique_prefix
-
-
-@pytest.fixture(scope="module")
-def hbase_prefix(hbase: str) -> Iterator[str]:
-    # Creating and dropping HBase tables takes seconds: one set per module, emptied per test.
-    prefix = unique_prefix("c")
-    yield prefix
-    drop_prefix(prefix)
+from tests.hbase_fixtures import hbase_url
 
 
 @pytest.fixture(params=["sqlite", pytest.param("hbase", marks=pytest.mark.hbase)])
@@ -96,3 +88,13 @@ def test_many_rows_are_batched(store: Store) -> None:
 def test_unknown_table_is_an_error(store: Store) -> None:
     with pytest.raises(StoreError):
         store.get("nope", ["x"])
+
+
+def test_check_and_put_swaps_only_the_expected_value(store: Store) -> None:
+    cell = ("locks", "run", "l:holder")
+    assert store.check_and_put(*cell, None, b"a")  # absent → written
+    assert not store.check_and_put(*cell, None, b"b")  # present: not absent any more
+    assert not store.check_and_put(*cell, b"x", b"b")  # another value expected
+    assert store.check_and_put(*cell, b"a", b"")  # the holder gives it back
+    assert store.check_and_put(*cell, b"", b"c")
+    assert store.get("locks", ["run"]) == {"run": {"l:holder": b"c"}}

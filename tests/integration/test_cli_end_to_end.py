@@ -185,4 +185,4 @@ def test_a_published_day_is_not_emptied_by_a_rerun_from_an_empty_folder(tmp_path
     proc = cli("run", "--date", "2026-11-01", "--input", str(day), home=home, check=False)
     assert proc.returncode == 2
     lines = proc.stderr.strip().splitlines()
-    assert len(lines) == 1 and "--allow-empty" in lines[0] and "published" in lines[0], proc.stderr
+    assert len(lines) == 1 and "--replace" in lines[0] and "published" in lines[0], proc.stderr

@@ -300,6 +300,9 @@ class OnlyTheInterface(Store):
     def delete(self, table: str, rows: Any, columns: Any = None) -> None:
         raise AssertionError("the report must not delete")
 
+    def check_and_put(self, *args: Any) -> bool:
+        raise AssertionError("the report must not write")
+
     def close(self) -> None:
         self.inner.close()
 
