@@ -116,9 +116,11 @@ def stage_argv(
     config: str | None = None,
     overrides: Sequence[str] = (),
     dry_run: bool = False,
+    replace: bool = False,
 ) -> list[str]:
     """The arguments of ``crawldedup stage NAME`` (and of ``jobs/NAME.py``) for one day:
-    what the DAG's tasks and the submit helper pass."""
+    what the DAG's tasks and the submit helper pass. ``replace`` reaches publish only
+    (the stage that refuses to shrink a published day)."""
     s = stage(name)
     args = ["--date", day, "--home", home, "--store", store]
     if config:
@@ -131,4 +133,6 @@ def stage_argv(
         args += ["--input", input_dir]
     if dry_run:
         args.append("--dry-run")
+    if replace and name == "publish":
+        args.append("--replace")
     return args

@@ -40,10 +40,23 @@ refuses a day whose previous day has a crawl folder but is not published in the 
 published results. (No `depends_on_past`: Airflow rejects the UI's default backfill choice,
 "Missing Runs", for such DAGs.) To redo a day, rerun it and then every later day.
 
-**Which store.** The `store` param if given; else the `hbase_default` connection
-(`HBaseHook`: host, port, extra `table_prefix`, `timeout_ms`, `retries`, `batch_size`,
-`transport`, `protocol`); else the embedded SQLite store `{home}/store.db`. Resolved at run
-time by `wait_for_crawl`, never while parsing.
+**Which store.** The connection the `store_conn_id` param names (conn type `hbase`); else
+the `hbase_default` connection (`HBaseHook`: host, port, extra `table_prefix`, `timeout_ms`,
+`retries`, `transport`, `protocol`, `pool_size`, `backoff_s`); else the embedded SQLite store
+`{home}/store.db`. Connections are defined by whoever administers Airflow, so a trigger can
+pick a store but not invent one: the free-URL `store` param is refused unless the deployment
+sets `CRAWLDEDUP_ALLOW_STORE_URL=true` (then it wins; an embedded `sqlite:///...` URL must
+also be under the allowed roots). Resolved at run time by `wait_for_crawl`, never while
+parsing.
+
+**Allowed roots.** `input_root`, `home`, `topics_library` and `config` must resolve (`..`
+and symbolic links followed first) to a folder of `CRAWLDEDUP_ALLOWED_ROOTS` or below it;
+when that is unset, to the folders of the params' defaults (`CRAWLDEDUP_INPUT_ROOT`,
+`CRAWLDEDUP_HOME`, and the folders of `CRAWLDEDUP_TOPICS_LIBRARY` and `CRAWLDEDUP_CONFIG`
+when set): a stock deployment accepts its defaults and nothing else. `wait_for_crawl`
+checks them, and the day folder (which may be a link), before it waits or reads anything,
+and fails at once, without retries, naming the param, the resolved path and the roots;
+every later task takes the checked paths and the store from its XCom, never the params.
 
 **Backfill** (the DAG must be unpaused; logical dates are at 03:00, so end the window at or
 after the last day's 03:00). From the UI: Trigger -> Backfill, the date range, the default
@@ -60,10 +73,13 @@ recomputed). In the UI: Trigger, Crawl date `2026-11-01`, Similarity threshold 0
     airflow dags trigger crawl_dedup_daily -l 2026-11-01T12:00:00 -c '{"dry_run": true}'
 
 **Params**: `threshold`, `rules`, `dry_run` (computes verdicts, writes nothing to the store),
-`input_root`, `home`, `store`, `wait_for`, `config` (the TOML config file every task reads,
-the report too; default `$CRAWLDEDUP_CONFIG`), and the gate's `max_quarantined_share`,
-`duplicate_rate_tolerance`, `trailing_days` (empty: the config's `[gate]`).
-`topics_library`: the semantic library of the relevance stage (above).
+`replace` (lets a rerun replace a published day with far fewer documents; else refused),
+`input_root`, `home` (under the allowed roots), `store_conn_id` (the store's connection),
+`store` (a store URL, only where the deployment allows it), `wait_for`, `config` (the TOML
+config file every task reads, the report too; default `$CRAWLDEDUP_CONFIG`; under the
+allowed roots), and the gate's `max_quarantined_share`, `duplicate_rate_tolerance`,
+`trailing_days` (empty: the config's `[gate]`). `topics_library`: the semantic library of
+the relevance stage (above; under the allowed roots).
 
 Deployment knobs (environment of the DAG processor and workers): `CRAWLDEDUP_SCHEDULE`
 (cron, default `0 3 * * *`), `CRAWLDEDUP_CATCHUP`, `CRAWLDEDUP_INPUT_ROOT` and
@@ -72,7 +88,10 @@ Deployment knobs (environment of the DAG processor and workers): `CRAWLDEDUP_SCH
 `CRAWLDEDUP_SENSOR_TIMEOUT_H`, `CRAWLDEDUP_CONFIG` (the `config` default), `CRAWLDEDUP_PY_FILES`
 (comma-separated `--py-files` of every Spark stage, e.g. the project zip; empty: none),
 `CRAWLDEDUP_TOPICS_LIBRARY` (the `topics_library` default), `CRAWLDEDUP_SCHEDULED_RUNS`
-(`false`: no scheduled runs, manual and backfill only; the quickstart's setting).
+(`false`: no scheduled runs, manual and backfill only; the quickstart's setting),
+`CRAWLDEDUP_ALLOWED_ROOTS` (the folders path params may point into, separated by `:`;
+unset: the defaults' folders, see "Allowed roots"), `CRAWLDEDUP_ALLOW_STORE_URL` (`true`:
+the `store` param may name a URL; default: refused, the store comes from a connection).
 """
 
 from __future__ import annotations
@@ -205,12 +224,22 @@ PARAMS = {
         description="Compute verdicts and the report, write nothing to the store.",
         section="Cascade",
     ),
+    "replace": Param(
+        False,
+        type="boolean",
+        title="Replace a published day even with far fewer documents",
+        description="A rerun whose crawl folder holds fewer than limits.min_rerun_share "
+        "(0.5) of the documents the day was published with (or none) fails its publish "
+        "task, which would otherwise delete the missing ones' verdicts. Tick to do it.",
+        section="Cascade",
+    ),
     "input_root": Param(
         _ENV.get("CRAWLDEDUP_INPUT_ROOT", "/data/crawl"),
         type="string",
         minLength=1,
         title="Input root",
-        description="The crawler's folder on the workers (not empty); the day is "
+        description="The crawler's folder on the workers (not empty), under the "
+        "deployment's allowed roots (CRAWLDEDUP_ALLOWED_ROOTS); the day is "
         "{input_root}/dt=YYYY-MM-DD/.",
         section="Locations",
     ),
@@ -219,8 +248,17 @@ PARAMS = {
         type="string",
         minLength=1,
         title="Home",
-        description="A folder on the workers (not empty): work files (work/dt=D/), "
-        "quarantine and the embedded store.",
+        description="A folder on the workers (not empty) under the deployment's allowed "
+        "roots: work files (work/dt=D/), quarantine and the embedded store.",
+        section="Locations",
+    ),
+    "store_conn_id": Param(
+        None,
+        type=["null", "string"],
+        title="Store connection",
+        description="The Airflow connection (conn type hbase) of the store, e.g. "
+        "hbase_backup. Empty: the hbase_default connection if defined, else the embedded "
+        "store under home.",
         section="Locations",
     ),
     "store": Param(
@@ -228,9 +266,11 @@ PARAMS = {
         type=["null", "string"],
         pattern=r"^(sqlite|hbase)://",
         title="Store URL",
-        description="sqlite:///abs/path.db or hbase://host:port/prefix (options after ?, e.g. "
-        "?timeout_ms=60000). Empty: the hbase_default connection if defined, else the "
-        "embedded store under home.",
+        description="Only where the deployment allows store URLs (CRAWLDEDUP_ALLOW_STORE_URL="
+        "true; else the run is refused: use Store connection): sqlite:///abs/path.db (under "
+        "the allowed roots) or hbase://host:port/prefix (options after ?, e.g. "
+        "?timeout_ms=60000). Empty: the store connection, else hbase_default if defined, "
+        "else the embedded store under home.",
         section="Locations",
     ),
     "wait_for": Param(
@@ -249,15 +289,16 @@ PARAMS = {
         type=["null", "string"],
         title="Topic library",
         description="Path of a semantic library (YAML) on the workers for the relevance "
-        "stage (relevance.library), e.g. /data/topics.yaml. Empty: relevance is skipped.",
+        "stage (relevance.library), under the allowed roots, e.g. /data/topics.yaml. "
+        "Empty: relevance is skipped.",
         section="Relevance",
     ),
     "config": Param(
         _ENV.get("CRAWLDEDUP_CONFIG") or None,
         type=["null", "string"],
         title="Config file",
-        description="The TOML config file (on the workers) every task of the run reads, the "
-        "report too. Empty: the defaults.",
+        description="The TOML config file (on the workers, under the allowed roots) every "
+        "task of the run reads, the report too. Empty: the defaults.",
         section="Locations",
     ),
     "max_quarantined_share": Param(
@@ -328,11 +369,14 @@ with DAG(
         mode="reschedule",  # frees the worker slot between pokes
         poke_interval=SENSOR_POKE,
         timeout=SENSOR_TIMEOUT,
-        doc_md="Resolves the crawl day (refuses a run without one), waits while the previous "
+        doc_md="Resolves the crawl day (refuses a run without one), checks the path params "
+        "against the allowed roots and refuses a store URL the deployment does not allow "
+        "(fails at once, naming the param), waits while the previous "
         "run is queued or running (fails if it failed) and until the crawl folder "
         "`{input_root}/dt=D/` is ready (`wait_for`: a `_SUCCESS` marker or any data file), "
         "refuses the day when the day before has a crawl but is not published "
-        "(`require_previous_day`); then puts the day, home and store URL into its XCom.",
+        "(`require_previous_day`); then puts the day, the checked paths and the store URL "
+        "into its XCom, which every later task reads instead of the params.",
     )
 
     def spark_stage(name: str) -> SparkSubmitOperator:
@@ -356,11 +400,12 @@ with DAG(
     @task.short_circuit(
         task_id="relevance_enabled",
         doc_md="Skips the relevance stage (cleanly: state skipped) when the `topics_library` "
-        "param is empty.",
+        "param is empty (the checked value, from the XCom of `wait_for_crawl`).",
     )
     def relevance_enabled(**context: Any) -> bool:
         log_crawl_day(context, logging.getLogger(__name__))
-        return bool(context["params"].get("topics_library"))
+        run = context["ti"].xcom_pull(task_ids=SENSOR_TASK_ID) or {}
+        return bool(run.get("topics_library"))
 
     stages[0] >> relevance_enabled() >> spark_stage(RELEVANCE_STAGE)
 

@@ -37,6 +37,10 @@
 #                              sample crawl has no "today", whose run would wait in its
 #                              sensor for hours; the UI then shows no "Next Run")
 #   CRAWLDEDUP_AIRFLOW_UP_TIMEOUT_S  how long `up` waits for the API        (240)
+#   CRAWLDEDUP_ALLOWED_ROOTS   folders the DAG's path params may point into, `:`-separated
+#                              (the sample crawl, the quickstart's home, <repo>/config)
+#   CRAWLDEDUP_ALLOW_STORE_URL true to let the `store` param name a URL   (unset: refused;
+#                              the store is hbase_default or the embedded one)
 set -euo pipefail
 source "$(dirname "$0")/env.sh"
 cd "$ROOT"
@@ -69,6 +73,9 @@ export CRAWLDEDUP_SCHEDULED_RUNS="${CRAWLDEDUP_SCHEDULED_RUNS:-false}"
 # The DAG's param defaults: the sample crawl and a home of its own.
 export CRAWLDEDUP_INPUT_ROOT="$AIRFLOW_HOME/crawl"
 export CRAWLDEDUP_HOME="$AIRFLOW_HOME/crawldedup"
+# Where the DAG's path params may point (input_root, home, topics_library, config): those
+# two folders and the repo's config/ (config/topics.example.yaml, example configs).
+export CRAWLDEDUP_ALLOWED_ROOTS="${CRAWLDEDUP_ALLOWED_ROOTS:-$CRAWLDEDUP_INPUT_ROOT:$CRAWLDEDUP_HOME:$ROOT/config}"
 # Every process `up` starts carries CRAWLDEDUP_AIRFLOW_INSTANCE=$AIRFLOW_HOME in its
 # environment (set for `airflow standalone` only, not in this script's own), so that
 # `down` also finds a process that left the process group.

@@ -1,9 +1,12 @@
 """Airflow glue for crawldedup: the DAG ``crawl_dedup_daily`` imports from here.
 
-Modules, lightest first (the DAG file imports day, runlog, timetable and sensors at parse time):
+Modules, lightest first (the DAG file imports day, runlog, timetable and sensors, and so
+allowed_paths, at parse time):
 
 - :mod:`.day`       pure: a run's crawl day, its folder, readiness, the previous-day
                     check, spark-submit arguments
+- :mod:`.allowed_paths` pure: the allowed roots of path params, and whether the
+                    ``store`` param may name a URL (checked by the sensor)
 - :mod:`.provider`  pure: the provider info (``apache_airflow_provider`` entry point) that
                     registers the ``hbase`` connection type and its form
 - :mod:`.runlog`    the first line of every task's log: the crawl day

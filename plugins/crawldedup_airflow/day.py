@@ -38,6 +38,7 @@ __all__ = [
     "GATE_PARAMS",
     "RELEVANCE_STAGE",
     "RULES",
+    "RUN_PATHS",
     "SPARK_STAGES",
     "SUCCESS_MARKER",
     "WAIT_FOR",
@@ -50,6 +51,7 @@ __all__ = [
     "previous_day_check",
     "run_config",
     "run_overrides",
+    "run_path",
     "spark_conf",
     "stage_args",
 ]
@@ -158,8 +160,30 @@ def crawl_ready(folder: Path, wait_for: str) -> tuple[bool, str]:
     return False, f"no data files in {folder} yet"
 
 
-def run_overrides(params: Mapping[str, Any]) -> list[str]:
-    """The run's params as the CLI's ``--set KEY=VALUE`` items (values are TOML)."""
+RUN_PATHS: tuple[str, ...] = ("input", "home", "store", "topics_library", "config")
+"""What the sensor resolved and checked (``allowed_paths``) and puts in its XCom, beside
+the crawl day: later tasks take these from there, never from the params."""
+
+
+def run_path(run: Mapping[str, Any], key: str) -> str | None:
+    """One checked location of the run (``RUN_PATHS``), None when empty.
+
+    Raises when the sensor's XCom lacks it (one written before the allowed-roots check):
+    the params are not a fallback, since they were never checked.
+    """
+    if key not in run:
+        raise RunSetupError(
+            f"the run resolved by wait_for_crawl has no {key!r} (its XCom predates the "
+            "allowed-roots check): clear wait_for_crawl, and the tasks after it, to resolve "
+            "the run again"
+        )
+    value = run[key]
+    return str(value) if value else None
+
+
+def run_overrides(params: Mapping[str, Any], run: Mapping[str, Any]) -> list[str]:
+    """The run's params as the CLI's ``--set KEY=VALUE`` items (values are TOML); the
+    topic library is the checked one from ``run``."""
     items = [
         f"cascade.threshold={float(params['threshold'])!r}",
         f"cascade.rules={json.dumps(list(params['rules']))}",
@@ -167,19 +191,20 @@ def run_overrides(params: Mapping[str, Any]) -> list[str]:
     for name in GATE_PARAMS:
         if params.get(name) is not None:
             items.append(f"gate.{name}={params[name]!r}")
-    if params.get("topics_library"):
-        items.append(f"relevance.library={json.dumps(str(params['topics_library']))}")
+    library = run_path(run, "topics_library")
+    if library:
+        items.append(f"relevance.library={json.dumps(library)}")
     return items
 
 
 def run_config(params: Mapping[str, Any], run: Mapping[str, Any]) -> Config:
-    """The configuration every task of the run uses: the ``config`` file, the store the
-    sensor resolved, the params' overrides; the same path as the CLI's."""
+    """The configuration every task of the run uses: the ``config`` file and the store the
+    sensor resolved and checked, the params' overrides; the same path as the CLI's."""
     try:
         return build_config(
-            params.get("config") or None,
+            run_path(run, "config"),
             str(run["store"]),
-            [parse_override(item) for item in run_overrides(params)],
+            [parse_override(item) for item in run_overrides(params, run)],
         )
     except ConfigError as exc:
         raise RunSetupError(f"config: {exc}") from None
@@ -188,8 +213,9 @@ def run_config(params: Mapping[str, Any], run: Mapping[str, Any]) -> Config:
 def stage_args(stage_name: str, params: Mapping[str, Any], run: Mapping[str, Any]) -> list[str]:
     """The command line of ``jobs/<stage>.py`` for one run (a template macro of the DAG).
 
-    ``run`` is what the sensor resolved (crawl_date, input, home, store); ``params`` are the
-    run's params. Every stage gets the same config file and overrides, so that each one,
+    ``run`` is what the sensor resolved and checked (crawl_date and ``RUN_PATHS``: input,
+    home, store, topics_library, config); ``params`` are the run's params (their paths are
+    not read here). Every stage gets the same config file and overrides, so that each one,
     and the report task, sees the configuration the run was triggered with.
     """
     try:
@@ -204,9 +230,10 @@ def stage_args(stage_name: str, params: Mapping[str, Any], run: Mapping[str, Any
         home=str(run["home"]),
         store=str(run["store"]),
         input_dir=str(run["input"]),
-        config=params.get("config") or None,
-        overrides=run_overrides(params),
+        config=run_path(run, "config"),
+        overrides=run_overrides(params, run),
         dry_run=bool(params.get("dry_run")),
+        replace=bool(params.get("replace")),
     )
 
 

@@ -30,7 +30,7 @@ from crawldedup_airflow.provider import (
     HBASE_HOOK_NAME,
     HBASE_UI_FIELD_BEHAVIOUR,
 )
-from crawldedup_airflow.stores import embedded_store_url, hbase_store_url
+from crawldedup_airflow.stores import StoreSetupError, embedded_store_url, hbase_store_url
 
 if TYPE_CHECKING:
     from crawldedup.store import Store
@@ -111,17 +111,41 @@ class HBaseHook(BaseHook):
 
 
 def resolve_store(
-    param_store: str | None, home: str, conn_id: str = HBaseHook.default_conn_name
+    param_store: str | None,
+    home: str,
+    conn_id: str = HBaseHook.default_conn_name,
+    store_conn_id: str | None = None,
 ) -> tuple[str, str]:
     """The store URL of a run, and where it came from (for the log).
 
-    The ``store`` param wins (a rerun against another store); else the ``hbase_default``
-    connection when it exists (production); else the embedded SQLite store under ``home``.
+    1. ``param_store``, a URL the sensor already let through
+       (``allowed_paths.check_store_params``: only when the deployment allows free URLs);
+    2. else the ``store_conn_id`` param's connection, which must exist and be of type
+       ``hbase`` (raises :class:`StoreSetupError` otherwise);
+    3. else the ``hbase_default`` connection (``conn_id``) when it exists (production);
+    4. else the embedded SQLite store under ``home``.
+
     Called at run time only: looking up a Connection while parsing would hit the secrets
     backend on every parse.
     """
     if param_store:
         return param_store, "the store param"
+    if store_conn_id:
+        try:
+            conn = HBaseHook.get_connection(store_conn_id)
+        except AirflowNotFoundException:
+            raise StoreSetupError(
+                f"store_conn_id param {store_conn_id!r}: no such connection; define it "
+                f"(conn type {HBASE_CONN_TYPE}) or leave store_conn_id empty for "
+                f"{conn_id} (else the embedded store under home)"
+            ) from None
+        if conn.conn_type != HBASE_CONN_TYPE:
+            raise StoreSetupError(
+                f"store_conn_id param {store_conn_id!r}: connection type is "
+                f"{conn.conn_type!r}, not {HBASE_CONN_TYPE!r} (the crawldedup store)"
+            )
+        url = hbase_store_url(conn.host, conn.port, conn.extra_dejson)
+        return url, f"connection {store_conn_id} (the store_conn_id param)"
     if HBaseHook.connection_exists(conn_id):
         return HBaseHook(conn_id).store_url(), f"connection {conn_id}"
     return embedded_store_url(home), "the embedded default under home"

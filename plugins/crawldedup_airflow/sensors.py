@@ -17,8 +17,14 @@ choice ("Missing Runs"): the sensor is the first task and everything else runs a
 so a day's stages cannot overlap with the previous day's, and the DAG runs one run at a
 time (``max_active_runs=1``).
 
-When it is done, the sensor's XCom is what the run resolved: the crawl day, the input
-folder, home and the store URL, which the Spark stages' templates and the report read.
+Before waiting at all, it checks the run's path params against the deployment's allowed
+roots and refuses a free ``store`` URL unless the deployment allows one
+(:mod:`crawldedup_airflow.allowed_paths`); a refusal fails the task at once, without retries,
+with one line naming the param, the resolved path and the roots.
+
+When it is done, the sensor's XCom is what the run resolved and checked: the crawl day, the
+input folder, home, the store URL, the topic library and the config file, which the Spark
+stages' templates, the relevance switch and the report read (never the params themselves).
 """
 
 from __future__ import annotations
@@ -29,6 +35,12 @@ from typing import TYPE_CHECKING, Any
 from airflow.sdk import BaseSensorOperator, PokeReturnValue
 from airflow.sdk.exceptions import AirflowFailException
 
+from crawldedup_airflow.allowed_paths import (
+    allowed_roots,
+    check_path,
+    check_run_paths,
+    check_store_params,
+)
 from crawldedup_airflow.day import (
     WAIT_FOR,
     RunSetupError,
@@ -47,8 +59,9 @@ if TYPE_CHECKING:
 class CrawlDaySensor(BaseSensorOperator):
     """Wait for the previous day's run and for the day's crawl folder (use reschedule mode).
 
-    :param hbase_conn_id: the connection that names the store when the ``store`` param is
-        empty (ignored when it does not exist: then the embedded store under ``home``).
+    :param hbase_conn_id: the connection that names the store when the ``store`` and
+        ``store_conn_id`` params are empty (ignored when it does not exist: then the
+        embedded store under ``home``).
     """
 
     ui_color = "#e8f4fd"
@@ -66,7 +79,16 @@ class CrawlDaySensor(BaseSensorOperator):
         params = context["params"]
         try:
             day = crawl_date(params.get("crawl_date"), context.get("data_interval_start"))
-            folder = day_dir(params["input_root"], day)
+            # Every path param under the allowed roots, a store URL only where allowed:
+            # now, before any waiting, and before anything reads or writes.
+            roots = allowed_roots()
+            paths = check_run_paths(params, roots)
+            store_conn_id = params.get("store_conn_id") or None
+            param_store = check_store_params(params.get("store"), store_conn_id, roots)
+            # The day folder itself may be a link out of the roots (checked at every poke,
+            # before anything looks into it).
+            folder = day_dir(paths.input_root, day)
+            folder = Path(check_path(f"input_root (day folder {folder.name})", folder, roots))
             wait_for = str(params["wait_for"])
             if wait_for not in WAIT_FOR:  # now, not after hours of waiting for the previous day
                 raise RunSetupError(f"wait_for param {wait_for!r} unknown; known: {list(WAIT_FOR)}")
@@ -100,23 +122,31 @@ class CrawlDaySensor(BaseSensorOperator):
 
         # Imported here: the hook module pulls crawldedup.store, not needed to parse the DAG.
         from crawldedup_airflow.hooks import resolve_store
+        from crawldedup_airflow.stores import StoreSetupError
 
-        home = str(Path(params["home"]).expanduser().resolve())
-        store, source = resolve_store(params.get("store"), home, self.hbase_conn_id)
-        self.log.info("%s: store %s (from %s), home %s", day, store, source, home)
+        try:
+            store, source = resolve_store(
+                param_store, paths.home, self.hbase_conn_id, store_conn_id=store_conn_id
+            )
+        except StoreSetupError as exc:
+            raise AirflowFailException(str(exc)) from exc
+        self.log.info("%s: store %s (from %s), home %s", day, store, source, paths.home)
         if params.get("require_previous_day", True):
-            ok, why = self._previous_day_published(day, store, params["input_root"])
+            ok, why = self._previous_day_published(day, store, paths.input_root)
             self.log.info("%s: %s", day, why)
             if not ok:
                 raise AirflowFailException(f"{day}: refused: {why}")
+        # What every later task uses (day.RUN_PATHS): checked here, never re-read from params.
         return PokeReturnValue(
             is_done=True,
             xcom_value={
                 "crawl_date": day,
                 "input": str(folder),
-                "home": home,
+                "home": paths.home,
                 "store": store,
                 "store_source": source,
+                "topics_library": paths.topics_library,
+                "config": paths.config,
             },
         )
 

@@ -31,6 +31,21 @@ VENV_BIN = Path(sys.executable).parent
 if str(PLUGINS) not in sys.path:
     sys.path.insert(0, str(PLUGINS))
 
+# The folders the DAG's path params may point into in the tests' Airflows
+# (CRAWLDEDUP_ALLOWED_ROOTS): the example files under config/ and, once
+# allowed_test_roots has run, this session's temporary folder (sample crawl, homes).
+TEST_ROOTS: list[Path] = [ROOT / "config"]
+
+
+@pytest.fixture(scope="session", autouse=True)
+def allowed_test_roots(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
+    """Adds pytest's temporary folder of this session to ``TEST_ROOTS`` (every fixture that
+    starts an Airflow builds its environment with ``airflow_env``, after this one)."""
+    base = tmp_path_factory.getbasetemp().resolve()
+    if base not in TEST_ROOTS:
+        TEST_ROOTS.append(base)
+    return TEST_ROOTS
+
 
 def airflow_env(airflow_home: Path, **extra: str) -> dict[str, str]:
     """The environment of one isolated Airflow: its own home and SQLite DB, our folders.
@@ -62,6 +77,8 @@ def airflow_env(airflow_home: Path, **extra: str) -> dict[str, str]:
             "CRAWLDEDUP_RETRY_DELAY_S": "5",
             "CRAWLDEDUP_SENSOR_POKE_S": "5",
             "CRAWLDEDUP_SENSOR_TIMEOUT_H": "0.05",
+            # The tests' folders; a test of the refusal passes its own.
+            "CRAWLDEDUP_ALLOWED_ROOTS": os.pathsep.join(str(p) for p in TEST_ROOTS),
         }
     )
     env.update(extra)
@@ -69,7 +86,9 @@ def airflow_env(airflow_home: Path, **extra: str) -> dict[str, str]:
 
 
 @pytest.fixture(scope="session")
-def airflow_db_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def airflow_db_template(
+    tmp_path_factory: pytest.TempPathFactory, allowed_test_roots: list[Path]
+) -> Path:
     """A migrated, empty metadata DB (``airflow db migrate`` once, ~6 s), to copy."""
     home = tmp_path_factory.mktemp("airflow-template")
     proc = subprocess.run(

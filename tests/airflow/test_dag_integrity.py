@@ -55,7 +55,8 @@ if dag is not None:
         def xcom_pull(self, task_ids):
             assert task_ids == "wait_for_crawl"
             return {"crawl_date": "2026-11-02", "input": "/c/dt=2026-11-02", "home": "/h",
-                    "store": "hbase://hb:9090/p?retries=3", "store_source": "test"}
+                    "store": "hbase://hb:9090/p?retries=3", "store_source": "test",
+                    "topics_library": None, "config": None}
     params = {k: dag.params[k] for k in dag.params}
     ctx = {"params": {**params, "threshold": 0.85, "dry_run": True}, "ti": TI()}
     env = dag.get_template_env()
@@ -123,9 +124,11 @@ def test_dag_settings(parsed: dict[str, Any]) -> None:
         "threshold",
         "rules",
         "dry_run",
+        "replace",
         "input_root",
         "home",
         "store",
+        "store_conn_id",
         "wait_for",
         "max_quarantined_share",
         "duplicate_rate_tolerance",
@@ -143,6 +146,7 @@ def test_dag_settings(parsed: dict[str, Any]) -> None:
         "config",
         "crawl_date",
         "store",
+        "store_conn_id",
         "topics_library",
     ):
         assert dag["params"][name] is None, name

@@ -28,6 +28,7 @@ from tests.airflow.conftest import (
     DagRunResult,
     airflow_env,
     new_airflow_home,
+    run_child,
     run_dag,
 )
 from tests.cli_helpers import verdicts
@@ -302,3 +303,166 @@ print("RESULT " + json.dumps({
     assert out["default"] == [url, "connection hbase_default"]
     assert out["param"] == ["sqlite:////x/store.db", "the store param"]
     assert out["missing"] == ["sqlite:////srv/h/store.db", "the embedded default under home"]
+
+
+# Allowed roots (crawldedup_airflow.allowed_paths): the first task refuses a path param
+# outside CRAWLDEDUP_ALLOWED_ROOTS, and a free store URL unless the deployment allows it,
+# before it waits or touches anything. Only wait_for_crawl runs for real here.
+AFTER_THE_SENSOR = "(?!wait_for_crawl$).*"
+
+
+def one_ready_day(crawl: Path, day: str) -> Path:
+    """A crawl folder with one finished day (a record and the _SUCCESS marker)."""
+    folder = crawl / f"dt={day}"
+    folder.mkdir(parents=True)
+    record = {"id": "a", "url": "https://example.com/a", "html": "<p>a page</p>"}
+    (folder / "part-0.jsonl").write_text(json.dumps(record) + "\n")
+    (folder / "_SUCCESS").touch()
+    return folder
+
+
+def assert_refused_by_the_first_task(run: DagRunResult, line: str) -> None:
+    assert run.state == "failed", run.brief()
+    assert run.tasks["wait_for_crawl"] == "failed", run.brief()
+    assert "success" not in {s for t, s in run.tasks.items() if t != "wait_for_crawl"}, run.tasks
+    assert f"AirflowFailException: {line}" in run.output, run.brief()
+    assert "up_for_retry" not in run.output  # failed at once: bad params stay bad
+    assert "wait_for_crawl.return_value" not in run.xcom  # nothing for later tasks
+
+
+def test_an_input_root_outside_the_allowed_roots_fails_the_first_task(
+    airflow_db_template: Path, tmp_path: Path
+) -> None:
+    allowed = tmp_path / "allowed"
+    allowed.mkdir()
+    crawl = tmp_path / "crawl"
+    one_ready_day(crawl, "2026-11-01")
+    env = airflow_env(
+        new_airflow_home(tmp_path / "airflow", airflow_db_template),
+        CRAWLDEDUP_ALLOWED_ROOTS=str(allowed),
+    )
+    escape = f"{allowed}/../crawl"  # a ready day, but `..` leaves the root
+    conf = {"input_root": escape, "home": str(allowed / "home")}
+    run = run_dag(env, tmp_path / "refused.log", logical_date=logical("2026-11-01"), conf=conf)
+    assert_refused_by_the_first_task(
+        run,
+        f"input_root param {escape!r} resolves to {crawl.resolve()}, outside the allowed "
+        f"roots [{allowed.resolve()}] (CRAWLDEDUP_ALLOWED_ROOTS)",
+    )
+    # Nothing was written.
+    assert not (allowed / "home").exists()
+    assert list(allowed.iterdir()) == []
+
+
+def test_a_store_url_param_is_refused_unless_the_deployment_allows_it(
+    airflow_db_template: Path, tmp_path: Path
+) -> None:
+    crawl = tmp_path / "crawl"
+    one_ready_day(crawl, "2026-11-01")
+    env = airflow_env(new_airflow_home(tmp_path / "airflow", airflow_db_template))
+    url = "hbase://any-host:9090/x"
+    conf = {"input_root": str(crawl), "home": str(tmp_path / "home"), "store": url}
+    run = run_dag(env, tmp_path / "refused.log", logical_date=logical("2026-11-01"), conf=conf)
+    assert_refused_by_the_first_task(
+        run,
+        f"store param {url!r} refused: this deployment takes the store from a connection, "
+        "not a URL (CRAWLDEDUP_ALLOW_STORE_URL is not true)",
+    )
+    assert not (tmp_path / "home").exists()
+
+
+@pytest.mark.exhaustive
+def test_the_store_from_store_conn_id_or_an_allowed_url_reaches_the_later_tasks(
+    airflow_db_template: Path, tmp_path: Path
+) -> None:
+    """What the sensor hands on: the connection's URL (store_conn_id), or a URL where the
+    deployment allows one (an embedded one only under the roots)."""
+    crawl = tmp_path / "crawl"
+    folder = one_ready_day(crawl, "2026-11-01")
+    (tmp_path / "stores").mkdir()
+    config = tmp_path / "conf" / "crawldedup.toml"
+    config.parent.mkdir()
+    config.write_text("[gate]\ntrailing_days = 3\n")
+    backup = {"conn_type": "hbase", "host": "10.9.9.9", "port": 9091, "extra": {"retries": 2}}
+    env = airflow_env(
+        new_airflow_home(tmp_path / "airflow", airflow_db_template),
+        AIRFLOW_CONN_HBASE_BACKUP=json.dumps(backup),
+        CRAWLDEDUP_ALLOW_STORE_URL="true",
+    )
+    # Not opening the store: no HBase behind 10.9.9.9 (the previous-day check would).
+    conf = {
+        "input_root": f"{crawl}/",
+        "home": str(tmp_path / "home"),
+        "require_previous_day": False,
+        "config": f"{config.parent}/../conf/crawldedup.toml",
+    }
+    by_conn = run_dag(
+        env,
+        tmp_path / "conn.log",
+        logical_date=logical("2026-11-01"),
+        conf={**conf, "store_conn_id": "hbase_backup"},
+        mark_success=AFTER_THE_SENSOR,
+    )
+    assert by_conn.tasks["wait_for_crawl"] == "success", by_conn.brief()
+    resolved = by_conn.xcom["wait_for_crawl.return_value"]
+    assert resolved == {
+        "crawl_date": "2026-11-01",
+        "input": str(folder.resolve()),
+        "home": str((tmp_path / "home").resolve()),
+        "store": "hbase://10.9.9.9:9091/crawldedup?retries=2",
+        "store_source": "connection hbase_backup (the store_conn_id param)",
+        "topics_library": None,
+        "config": str(config.resolve()),
+    }
+
+    sqlite = f"sqlite://{tmp_path}/stores/../stores/day.db"
+    by_url = run_dag(
+        env,
+        tmp_path / "url.log",
+        logical_date=None,
+        conf={**conf, "crawl_date": "2026-11-01", "store": sqlite},
+        mark_success=AFTER_THE_SENSOR,
+    )
+    assert by_url.tasks["wait_for_crawl"] == "success", by_url.brief()
+    resolved = by_url.xcom["wait_for_crawl.return_value"]
+    assert resolved["store"] == f"sqlite://{(tmp_path / 'stores' / 'day.db').resolve()}"
+    assert resolved["store_source"] == "the store param"
+
+    outside = "sqlite:////var/tmp/crawldedup-elsewhere.db"
+    refused = run_dag(
+        env,
+        tmp_path / "outside.log",
+        logical_date=None,
+        conf={**conf, "crawl_date": "2026-11-01", "store": outside},
+    )
+    assert_refused_by_the_first_task(
+        refused, f"store param {outside!r} resolves to /var/tmp/crawldedup-elsewhere.db, outside"
+    )
+
+
+def test_store_conn_id_must_name_an_hbase_connection(tmp_path: Path) -> None:
+    backup = {"conn_type": "hbase", "host": "10.9.9.9", "extra": {"table_prefix": "bk"}}
+    env = airflow_env(tmp_path / "airflow", AIRFLOW_CONN_HBASE_BACKUP=json.dumps(backup))
+    code = """
+import json
+import airflow  # noqa: F401  (configures Airflow, which puts the plugins folder on sys.path)
+from crawldedup_airflow.hooks import resolve_store
+from crawldedup_airflow.stores import StoreSetupError
+out = {"backup": resolve_store(None, "/srv/h", store_conn_id="hbase_backup")}
+for name in ("hbase_missing", "spark_default"):
+    try:
+        out[name] = resolve_store(None, "/srv/h", store_conn_id=name)
+    except StoreSetupError as exc:
+        out[name] = str(exc)
+print("RESULT " + json.dumps(out))
+"""
+    out = run_child(code, env)
+    assert out["backup"] == [
+        "hbase://10.9.9.9:9090/bk",
+        "connection hbase_backup (the store_conn_id param)",
+    ]
+    assert out["hbase_missing"].startswith("store_conn_id param 'hbase_missing': no such ")
+    assert out["spark_default"] == (
+        "store_conn_id param 'spark_default': connection type is 'spark', not 'hbase' (the "
+        "crawldedup store)"
+    )

@@ -26,11 +26,13 @@ from crawldedup_airflow.day import (
 )
 from crawldedup_airflow.stores import StoreSetupError, embedded_store_url, hbase_store_url
 
-RUN = {
+RUN: dict[str, Any] = {
     "crawl_date": "2026-11-02",
     "input": "/crawl/dt=2026-11-02",
     "home": "/h",
     "store": "sqlite:////h/store.db",
+    "topics_library": None,
+    "config": None,
 }
 PARAMS: dict[str, Any] = {"threshold": 0.9, "rules": list(RULES), "dry_run": False}
 
@@ -86,21 +88,27 @@ def test_stage_args_carry_the_day_the_store_and_the_params() -> None:
     assert "cascade.threshold=1.0" in args
     assert 'cascade.rules=["content_md5", "head"]' in args
     assert args[-1] == "--dry-run"
+    # "replace" reaches publish, the stage that refuses to shrink a published day.
+    assert stage_args("publish", {**PARAMS, "replace": True}, RUN)[-1] == "--replace"
+    assert "--replace" not in stage_args("similarity", {**PARAMS, "replace": True}, RUN)
     with pytest.raises(RunSetupError):
         stage_args("report", PARAMS, RUN)  # not a spark-submit stage
     assert SPARK_STAGES == ("fingerprint", "bloom", "candidates", "similarity", "publish")
     # Every stage gets the same overrides, so the config is the same in every task.
-    library = {**PARAMS, "topics_library": "/etc/topics.yaml"}
+    # The library and the config file are the sensor's checked ones (the run), not params.
+    library = {**RUN, "topics_library": "/etc/topics.yaml"}
     with_library = [*common, "--set", 'relevance.library="/etc/topics.yaml"']
-    assert stage_args("relevance", library, RUN) == [
+    assert stage_args("relevance", PARAMS, library) == [
         *with_library,
         "--input",
         "/crawl/dt=2026-11-02",
     ]
-    assert stage_args("bloom", library, RUN) == with_library
+    assert stage_args("bloom", PARAMS, library) == with_library
     assert stage_args("relevance", PARAMS, RUN) == [*common, "--input", "/crawl/dt=2026-11-02"]
-    gated = {**PARAMS, "max_quarantined_share": 0.2, "trailing_days": 3, "config": "/etc/c.toml"}
-    assert stage_args("bloom", gated, RUN) == [
+    unchecked = {**PARAMS, "topics_library": "/elsewhere/t.yaml", "config": "/elsewhere/c.toml"}
+    assert stage_args("relevance", unchecked, RUN) == stage_args("relevance", PARAMS, RUN)
+    gated = {**PARAMS, "max_quarantined_share": 0.2, "trailing_days": 3}
+    assert stage_args("bloom", gated, {**RUN, "config": "/etc/c.toml"}) == [
         *common[:6],
         "--config",
         "/etc/c.toml",
@@ -122,8 +130,8 @@ def test_stage_args_parse_with_the_real_cli() -> None:
     assert cfg.cascade.threshold == 0.85
     assert cfg.cascade.rules == RULES
     assert cfg.store_url == RUN["store"]
-    params = {**PARAMS, "topics_library": "/etc/topics.yaml"}
-    rel = build_parser().parse_args(["stage", "relevance", *stage_args("relevance", params, RUN)])
+    run = {**RUN, "topics_library": "/etc/topics.yaml"}
+    rel = build_parser().parse_args(["stage", "relevance", *stage_args("relevance", PARAMS, run)])
     assert _config(rel).relevance.library == "/etc/topics.yaml"
 
 
@@ -136,15 +144,16 @@ def test_every_task_builds_the_same_config_as_the_cli(
 
     config = tmp_path / "crawldedup.toml"
     config.write_text('[gate]\nmax_quarantined_share = 0.3\n\n[spark]\ndriver_memory = "3g"\n')
-    params = {**PARAMS, "config": str(config), "threshold": 0.8, "trailing_days": 2}
-    cfg = run_config(params, RUN)
+    params = {**PARAMS, "threshold": 0.8, "trailing_days": 2}
+    run = {**RUN, "config": str(config)}
+    cfg = run_config(params, run)
     cli_cfg = _config(
-        build_parser().parse_args(["stage", "bloom", *stage_args("bloom", params, RUN)])
+        build_parser().parse_args(["stage", "bloom", *stage_args("bloom", params, run)])
     )
     assert cfg == cli_cfg
     assert (cfg.gate.max_quarantined_share, cfg.gate.trailing_days) == (0.3, 2)
     assert cfg.cascade.threshold == 0.8 and cfg.store_url == RUN["store"]
-    assert spark_conf(params, RUN) == {"spark.driver.memory": "3g"}
+    assert spark_conf(params, run) == {"spark.driver.memory": "3g"}
     # Without a config param, $CRAWLDEDUP_CONFIG names the file (as for the CLI).
     monkeypatch.setenv("CRAWLDEDUP_CONFIG", str(config))
     assert run_config(PARAMS, RUN).gate.max_quarantined_share == 0.3
@@ -155,7 +164,20 @@ def test_every_task_builds_the_same_config_as_the_cli(
         "spark.driver.extraJavaOptions": "-Dlog4j2.configurationFile=/x/log4j2.properties",
     }
     with pytest.raises(RunSetupError, match="config"):
-        run_config({**PARAMS, "config": str(tmp_path / "missing.toml")}, RUN)
+        run_config(PARAMS, {**RUN, "config": str(tmp_path / "missing.toml")})
+    # The config param is not read: the sensor checked and resolved the run's.
+    assert run_config({**PARAMS, "config": str(config)}, RUN).gate.max_quarantined_share == 0.10
+
+
+def test_a_run_without_the_checked_paths_is_refused_not_filled_from_params() -> None:
+    """An XCom written before the allowed-roots check lacks the checked paths: the tasks
+    refuse it (with what to do) rather than fall back to the unchecked params."""
+    old = {k: v for k, v in RUN.items() if k not in ("topics_library", "config")}
+    params = {**PARAMS, "config": "/etc/c.toml"}
+    with pytest.raises(RunSetupError, match="clear wait_for_crawl"):
+        stage_args("bloom", params, old)
+    with pytest.raises(RunSetupError, match="'config'"):
+        run_config(params, {**old, "topics_library": None})
 
 
 def test_hbase_store_url_from_connection_fields() -> None:

@@ -100,11 +100,12 @@ def quickstart(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Quickstart]
     home = tmp_path_factory.mktemp("quickstart") / "airflow"
     ports = [free_port(), free_port(), free_port()]
     # The developer's AIRFLOW_*/CRAWLDEDUP_* settings dropped (airflow_env); the script
-    # sets the rest itself, as for a user.
+    # sets the rest itself, as for a user (the allowed roots too).
     env = {
         k: v
         for k, v in airflow_env(home).items()
         if not k.startswith(("AIRFLOW__", "AIRFLOW_HOME", "AIRFLOW_CONN_"))
+        and k != "CRAWLDEDUP_ALLOWED_ROOTS"
     }
     env.update(
         {

@@ -59,6 +59,7 @@ for conf in ({}, defaults, {"crawl_date": None, "store": None, "topics_library":
 out["checks"] = checks
 out["descriptions"] = {k: dag.params.get_param(k).description or "" for k in dag.params}
 out["schema"] = {k: dag.params.get_param(k).schema for k in ("crawl_date", "store",
+                                                                 "store_conn_id",
                                                                  "topics_library")}
 out["depends_on_past"] = sorted(t.task_id for t in dag.tasks if t.depends_on_past)
 out["max_active_runs"] = dag.max_active_runs
@@ -146,9 +147,9 @@ def test_the_trigger_forms_defaults_validate(parsed: dict[str, Any]) -> None:
     assert parsed["import_errors"] == {}
     assert parsed["defaults_valid"] is True
     # Optional fields are nullable with a None default, as Airflow's params UI example.
-    for name in ("crawl_date", "store", "topics_library", "config"):
+    for name in ("crawl_date", "store", "store_conn_id", "topics_library", "config"):
         assert parsed["defaults"][name] is None, name
-    for name in ("crawl_date", "store", "topics_library"):
+    for name in ("crawl_date", "store", "store_conn_id", "topics_library"):
         assert parsed["schema"][name]["type"] == ["null", "string"], name
     ok = {k for k, v in parsed["checks"].items() if v == "ok"}
     assert ok == {
@@ -168,6 +169,11 @@ def test_descriptions_say_the_format(parsed: dict[str, Any]) -> None:
     d = parsed["descriptions"]
     assert "YYYY-MM-DD" in d["crawl_date"] and "yesterday" in d["crawl_date"]
     assert "sqlite:///" in d["store"] and "hbase://" in d["store"] and "Empty" in d["store"]
+    # A store URL is for deployments that allow it; the store connection is the way.
+    assert "CRAWLDEDUP_ALLOW_STORE_URL" in d["store"] and "Store connection" in d["store"]
+    assert "hbase" in d["store_conn_id"] and "Empty" in d["store_conn_id"]
+    for name in ("input_root", "home", "topics_library", "config"):
+        assert "allowed roots" in d[name], name
     assert "YAML" in d["topics_library"] and "Empty" in d["topics_library"]
     assert "(0, 1]" in d["threshold"]
 

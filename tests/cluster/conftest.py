@@ -16,10 +16,11 @@ from typing import Any
 
 import pytest
 
-# The Airflow tests' migrated metadata DB, for the DAG-on-the-cluster test.
-from tests.airflow.conftest import airflow_db_template
+# The Airflow tests' migrated metadata DB, for the DAG-on-the-cluster test, and the
+# allowed roots of its path params (pytest's temporary folder: the sample crawl, homes).
+from tests.airflow.conftest import airflow_db_template, allowed_test_roots
 
-__all__ = ["airflow_db_template", "master_json"]
+__all__ = ["airflow_db_template", "allowed_test_roots", "master_json"]
 
 ROOT = Path(__file__).resolve().parents[2]
 CLUSTER = ROOT / "scripts" / "spark_cluster.sh"
