@@ -1,0 +1,171 @@
+"""What one crawl day costs through the Airflow DAG next to one `crawldedup run`.
+
+The DAG keeps one task per stage, each a `spark-submit jobs/<stage>.py`: every task starts
+its own driver JVM, Spark session and Python workers. This runs the same generated day
+(`benchmarks/throughput.py`'s articles: 2/3 new, 1/3 reposts) twice on empty stores, once
+with the command line and once with the real DAG (`dag.test()` in a fresh Airflow home,
+the `spark_default` connection on `local[*]`), and prints per stage the seconds inside
+the stage (its own timer, from the stage's stats) and the task's seconds, whose
+difference is the per-task overhead.
+
+    .venv/bin/python benchmarks/dag_cost.py --docs 10000 [--work DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from benchmarks.throughput import DAY, articles, make_day, write_day  # noqa: E402
+
+VENV_BIN = Path(sys.executable).parent
+STAGES = ["fingerprint", "bloom", "candidates", "similarity", "publish", "report"]
+_PROGRESS = re.compile(r"\] \d/\d (\w+)\s+([\d.]+)s")
+
+# Runs in a child Python whose environment names the Airflow home: Airflow reads its
+# configuration once per process.
+_DAG_CHILD = """
+import json, sys, time
+from datetime import datetime
+from airflow.dag_processing.dagbag import DagBag
+from airflow.utils.session import create_session
+bag = DagBag()
+assert not bag.import_errors, bag.import_errors
+dag = bag.dags["crawl_dedup_daily"]
+t0 = time.perf_counter()
+dr = dag.test(logical_date=datetime.fromisoformat(sys.argv[1]), run_conf=json.loads(sys.argv[2]))
+wall = time.perf_counter() - t0
+with create_session() as s:
+    tis = {ti.task_id: (str(ti.state), ti.duration) for ti in dr.get_task_instances(session=s)}
+print("RESULT " + json.dumps({"state": str(dr.state), "wall_s": wall, "tasks": tis}))
+"""
+
+
+def airflow_env(home: Path, roots: list[Path]) -> dict[str, str]:
+    """The test suite's isolated Airflow (its own home and SQLite DB, our folders,
+    ``spark_default`` on ``local[*]``), allowed to read and write under ``roots``."""
+    from tests.airflow.conftest import airflow_env as isolated
+
+    return isolated(
+        home,
+        CRAWLDEDUP_RETRIES="0",
+        CRAWLDEDUP_SENSOR_TIMEOUT_H="1",
+        CRAWLDEDUP_ALLOWED_ROOTS=os.pathsep.join(str(r) for r in roots),
+    )
+
+
+def stage_seconds(home: Path) -> dict[str, float]:
+    """Each stage's own timer (``seconds`` in work/dt=D/stats/<stage>.json)."""
+    out = {}
+    for stage in STAGES:
+        p = home / "work" / f"dt={DAY}" / "stats" / f"{stage}.json"
+        if p.exists():
+            out[stage] = float(json.loads(p.read_text()).get("seconds") or 0.0)
+    return out
+
+
+def run_cli(day: Path, home: Path) -> dict[str, Any]:
+    t0 = time.perf_counter()
+    proc = subprocess.run(
+        [
+            str(VENV_BIN / "crawldedup"),
+            "run",
+            "--date",
+            DAY,
+            "--input",
+            str(day),
+            "--home",
+            str(home),
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    wall = time.perf_counter() - t0
+    progress = {m.group(1): float(m.group(2)) for m in _PROGRESS.finditer(proc.stderr)}
+    return {"wall_s": wall, "step_s": progress, "inside_s": stage_seconds(home)}
+
+
+def run_dag(day: Path, home: Path, work: Path) -> dict[str, Any]:
+    af_home = work / "airflow"
+    af_home.mkdir(parents=True, exist_ok=True)
+    env = airflow_env(af_home, [work])
+    subprocess.run(
+        [str(VENV_BIN / "airflow"), "db", "migrate"], env=env, check=True, capture_output=True
+    )
+    conf = {
+        "crawl_date": DAY,
+        "input_root": str(day.parent),
+        "home": str(home),
+        "require_previous_day": False,
+    }
+    proc = subprocess.run(
+        [sys.executable, "-c", _DAG_CHILD, f"{DAY}T12:00:00+00:00", json.dumps(conf)],
+        env=env,
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
+    lines = [x for x in proc.stdout.splitlines() if x.startswith("RESULT ")]
+    if not lines:
+        raise SystemExit(
+            f"the DAG run printed no result:\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
+        )
+    result: dict[str, Any] = json.loads(lines[-1][len("RESULT ") :])
+    result["inside_s"] = stage_seconds(home)
+    return result
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--docs", type=int, default=10_000)
+    ap.add_argument("--work", type=Path, default=None)
+    args = ap.parse_args(argv)
+    work = (args.work or Path(tempfile.mkdtemp(prefix="crawldedup-dagcost-"))).resolve()
+    if work.exists():
+        shutil.rmtree(work)
+    rng = random.Random(args.docs)
+    day_docs = make_day(rng, args.docs, articles(rng, args.docs // 6, "i", "2026-11-09"))
+    day = work / "in" / f"dt={DAY}"
+    write_day(day, day_docs)
+    (day / "_SUCCESS").touch()
+    print(f"{len(day_docs)} documents in {day}", flush=True)
+    cli = run_cli(day, work / "home-cli")
+    print(f"cli: {cli['wall_s']:.1f} s", flush=True)
+    dag = run_dag(day, work / "home-dag", work)
+    print(f"dag: {dag['state']}, {dag['wall_s']:.1f} s", flush=True)
+    print()
+    print("| stage | CLI: in the stage s | DAG: in the stage s | DAG task s | task overhead s |")
+    print("| --- | ---: | ---: | ---: | ---: |")
+    for stage in STAGES:
+        task = dag["tasks"].get(stage, [None, None])[1] or 0.0
+        inside = dag["inside_s"].get(stage, 0.0)
+        print(
+            f"| {stage} | {cli['inside_s'].get(stage, 0.0):.1f} | {inside:.1f} | {task:.1f} | "
+            f"{task - inside:.1f} |"
+        )
+    sensor = dag["tasks"].get("wait_for_crawl", [None, None])[1] or 0.0
+    print(f"| wait_for_crawl (sensor) | – | – | {sensor:.1f} | {sensor:.1f} |")
+    print()
+    print(
+        f"whole day: CLI {cli['wall_s']:.1f} s wall, DAG {dag['wall_s']:.1f} s wall "
+        f"({dag['wall_s'] / cli['wall_s']:.2f}x)"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
