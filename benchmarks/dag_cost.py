@@ -27,9 +27,9 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-from benchmarks.throughput import DAY, articles, make_day, write_day  # noqa: E402
+sys.path.insert(0, str(ROOT))  # tests.airflow.conftest, the isolated Airflow's environment
+sys.path.insert(0, str(Path(__file__).parent))
+from throughput import DAY, articles, make_day, write_day  # noqa: E402  # the same days
 
 VENV_BIN = Path(sys.executable).parent
 STAGES = ["fingerprint", "bloom", "candidates", "similarity", "publish", "report"]

@@ -136,5 +136,12 @@ def store_lock(
         try:
             yield
         finally:
-            lease.release()
+            try:
+                lease.release()
+            except Exception as exc:
+                # Never in place of the run's own outcome (a store gone mid-publish must
+                # fail with its own line): an unreleased lease is stale once this process
+                # ends, and the next run takes it over.
+                if progress is not None:
+                    progress(f"store lock: not released ({type(exc).__name__}); stale now")
             beat.join(timeout=5)

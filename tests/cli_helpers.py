@@ -35,9 +35,10 @@ def verdicts(day: str, home: Path, store: str | None = None) -> dict[str, dict[s
 
 
 def table_dump(store_url: str) -> dict[str, list[tuple[str, dict[str, bytes]]]]:
-    """Every row of every table but ``days`` (whose reports hold timings)."""
+    """Every row of every table but ``days`` (whose reports hold timings) and ``locks``
+    (which run held the store last: not the days' data)."""
     from crawldedup.store import open_store
     from crawldedup.store.base import TABLES
 
     with open_store(store_url) as store:
-        return {t: list(store.scan(t)) for t in TABLES if t != "days"}
+        return {t: list(store.scan(t)) for t in TABLES if t not in ("days", "locks")}

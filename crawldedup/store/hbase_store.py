@@ -196,7 +196,7 @@ class HBaseStore(Store):
         """HBase's checkAndPut through the Thrift 1 API (happybase has no wrapper; its
         client carries the call): atomic on the region server."""
         self._check(table)
-        from Hbase_thrift import Mutation  # the module happybase's own batches use
+        from happybase.batch import Mutation  # the Thrift struct happybase's batches send
 
         def swap(conn: happybase.Connection) -> bool:
             mutation = Mutation(column=column.encode(), value=value)
