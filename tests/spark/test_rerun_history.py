@@ -115,6 +115,7 @@ def test_a_rerun_with_far_fewer_documents_is_refused_unless_replace(
     assert set(verdicts(ctx)) == {"p0"}
 
 
+@pytest.mark.exhaustive  # three days and a cascade of three: 52 s, over make test's budget
 def test_cascade_later_rejudges_later_days_against_a_late_file_of_day_one(
     spark: Any, tmp_path: Path
 ) -> None:
