@@ -642,7 +642,10 @@ def main(argv: list[str] | None = None) -> int:
     days = [(START + timedelta(days=i)).isoformat() for i in range(DAYS)]
     from crawldedup.cli import _override
 
-    cfg = Config().replace(**dict(_override(o) for o in args.overrides))
+    # The cosine curves below need every scored pair's cosine, which the default
+    # profile does not compute (it does not decide there); verdicts do not change.
+    overrides = {"cascade.score_cosine": True, **dict(_override(o) for o in args.overrides)}
+    cfg = Config().replace(**overrides)
     t_all = time.perf_counter()
     try:
         t = time.perf_counter()

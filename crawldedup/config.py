@@ -131,6 +131,15 @@ class CascadeConfig:
     # Vectors of the cascade's cosine: "tf" (raw term frequencies, docs/algorithm.md#cosine) or
     # "tag_tfidf" (tf · idf · Twf, docs/relevance.md, from the relevance stage's vectors).
     cosine_weights: str = "tf"
+    # The shingles profile decides without the cosine, so by default it is not computed
+    # (work/scores.similarity is null, and term vectors stay out of the pairs). true
+    # computes it anyway, for threshold studies (benchmarks/quality.py's cosine curve).
+    # The seed profile always computes it.
+    score_cosine: bool = False
+
+    @property
+    def needs_cosine(self) -> bool:
+        return self.profile == "seed" or self.score_cosine
 
 
 @dataclass(frozen=True)

@@ -72,7 +72,7 @@ CANDIDATES = _s(
 PAIR_SCORES = _s(
     ("id", StringType(), False),
     ("cand_id", StringType(), False),
-    ("similarity", DoubleType(), False),
+    ("similarity", DoubleType(), True),  # the cosine, null when not computed
     ("hamming", IntegerType(), True),  # SimHash distance, null when unknown
     ("jaccard", DoubleType(), True),  # term-shingle Jaccard estimate
     ("containment", DoubleType(), True),  # share of the smaller's shingles in the larger

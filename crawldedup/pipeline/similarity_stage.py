@@ -3,11 +3,12 @@
 Rule B (same content md5) needs no cosine. A document with a B candidate stops
 there (docs/algorithm.md#decision-order), so its C/D/A candidates are never scored. Each
 distinct (document, candidate) pair is scored once even when several rules found it.
-Per pair: the character cosine, the SimHash distance, and the term-shingle Jaccard and
-containment from the two bottom-k sketches (docs/algorithm.md#verification), computed a
-whole Arrow batch of pairs at a time (``pair_scoring``). The candidate side of earlier
-days comes from the store in batched multi-gets, once per distinct candidate. The
-decision is Spark SQL (``decisions``).
+Per pair: the SimHash distance, the term-shingle Jaccard and containment from the two
+bottom-k sketches (docs/algorithm.md#verification) and, when the profile needs it
+(``cascade.needs_cosine``), the character cosine, computed a whole Arrow batch of pairs
+at a time (``pair_scoring``). Without the cosine no term vector enters the pairs. The
+candidate side of earlier days comes from the store in batched multi-gets, once per
+distinct candidate. The decision is Spark SQL (``decisions``).
 """
 
 from __future__ import annotations
@@ -36,17 +37,22 @@ def _fetch_earlier(
     store_url: str,
     batch_size: int,
     counters: dict[str, Any],
-    tag_tfidf: bool,
+    vector: str | None,
 ) -> Iterator[tuple[str, str | None, str | None, str, int | None]]:
     """The candidate side of earlier days' candidates, from the store in multi-gets: one
-    row per id, with a null vector when the document row vanished (similarity 0)."""
+    row per id, with a null vector when the document row vanished (similarity 0).
+
+    ``vector``: "tf", "tag_tfidf" (the vectors the relevance stage stored) or None
+    (no cosine: no vector is read).
+    """
+    columns = ["m:simhash", "v:sketch", "m:length"] + (["v:tf"] if vector == "tf" else [])
 
     def flush(
         store: Store, batch: list[Row]
     ) -> Iterator[tuple[str, str | None, str | None, str, int | None]]:
         ids = [r["cand_id"] for r in batch]
-        found = store.get("docs", ids, columns=["v:tf", "m:simhash", "v:sketch", "m:length"])
-        # cascade.cosine_weights = "tag_tfidf": the vectors the relevance stage stored.
+        found = store.get("docs", ids, columns=columns)
+        tag_tfidf = vector == "tag_tfidf"
         vectors = store.get("rel_docs", ids, columns=["v:tagvec"]) if tag_tfidf else {}
         for cand_id in ids:
             row = found.get(cand_id, {})
@@ -132,16 +138,17 @@ def type_duplicates(
 
 
 def run(spark: SparkSession, ctx: DayContext) -> dict[str, Any]:
-    """Writes work/scores (cosine per pair) and work/decisions (verdict per document)."""
+    """Writes work/scores (measures per pair) and work/decisions (verdict per document)."""
     cfg = ctx.cfg
     stats: dict[str, Any] = {}
     sc = spark.sparkContext
     with timed(stats):
+        with_cosine = cfg.cascade.needs_cosine
         docs = spark.read.parquet(ctx.path("docs")).select(
-            "id", "tf", "simhash", "sketch", "length"
+            "id", *(["tf"] if with_cosine else []), "simhash", "sketch", "length"
         )
-        tag_tfidf = cfg.cascade.cosine_weights == "tag_tfidf"
-        if tag_tfidf:
+        vector = cfg.cascade.cosine_weights if with_cosine else None
+        if vector == "tag_tfidf":
             # Seed 003's tf · idf · Twf vectors (relevance stage) instead of raw tf.
             vectors = spark.read.parquet(ctx.path("relevance/tagvec"))
             docs = docs.drop("tf").join(vectors.withColumnRenamed("tagvec", "tf"), "id", "left")
@@ -153,17 +160,19 @@ def run(spark: SparkSession, ctx: DayContext) -> dict[str, Any]:
         earlier_ids = pairs.filter(F.col("cand_day") != ctx.day).select("cand_id").distinct()
         earlier = spark.createDataFrame(
             earlier_ids.rdd.mapPartitions(
-                lambda it: _fetch_earlier(it, store_url, batch, counters, tag_tfidf)
+                lambda it: _fetch_earlier(it, store_url, batch, counters, vector)
             ),
             schemas.CANDIDATE_SIDE,
         )
         today = docs.select(
             F.col("id").alias("cand_id"),
-            F.col("tf").alias("cand_tf"),
+            *([F.col("tf").alias("cand_tf")] if with_cosine else []),
             F.col("simhash").alias("cand_simhash"),
             F.col("sketch").alias("cand_sketch"),
             F.col("length").alias("cand_length"),
         )
+        if not with_cosine:
+            earlier = earlier.drop("cand_tf")
         # Two joins, not one against a union: the day's side stays small enough for Spark
         # to broadcast, so the pairs (and their term vectors) are not shuffled.
         sides = (
@@ -171,7 +180,7 @@ def run(spark: SparkSession, ctx: DayContext) -> dict[str, Any]:
             .join(today, "cand_id")
             .unionByName(pairs.filter(F.col("cand_day") != ctx.day).join(earlier, "cand_id"))
         )
-        score_pairs(sides, cfg.simhash.sketch_size).write.mode("overwrite").parquet(
+        score_pairs(sides, cfg.simhash.sketch_size, with_cosine).write.mode("overwrite").parquet(
             ctx.path("scores")
         )
         scores = spark.read.parquet(ctx.path("scores"))
