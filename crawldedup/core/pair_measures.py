@@ -62,6 +62,16 @@ def sketch_sizes(s: Ragged, k: int) -> np.ndarray:
     return sizes
 
 
+def _padded_sizes(v: np.ndarray, lengths: np.ndarray, k: int) -> np.ndarray:
+    """:func:`sketch_sizes` of sketches laid out as (n, width) rows."""
+    sizes = lengths.astype(np.float64)
+    full = lengths >= k
+    if full.any():
+        last = v[np.flatnonzero(full), lengths[full] - 1].astype(np.float64)
+        sizes[full] = (k - 1) / ((last + 1.0) / 2.0**64)
+    return sizes
+
+
 def _ratio(num: np.ndarray, den: np.ndarray, valid: np.ndarray) -> np.ndarray:
     out = np.zeros(len(num), dtype=np.float64)
     ok = valid & (den > 0)
@@ -69,38 +79,47 @@ def _ratio(num: np.ndarray, den: np.ndarray, valid: np.ndarray) -> np.ndarray:
     return out
 
 
-def _padded(s: Ragged, width: int) -> tuple[np.ndarray, np.ndarray]:
-    """(values, valid) as two (n, width) arrays; missing places hold the largest value."""
+def padded(s: Ragged, width: int) -> np.ndarray:
+    """The sketches as one (n, width) array, each row its values then padding (the
+    largest uint64); ``width`` at least the longest sketch."""
     n = len(s.offsets) - 1
-    values = np.full((n, width), np.iinfo(np.uint64).max, dtype=np.uint64)
-    valid = np.zeros((n, width), dtype=bool)
+    values = np.full((n, width), _PAD, dtype=np.uint64)
     owner = s.owner
     cols = np.arange(len(s.values), dtype=np.int64) - s.offsets[owner]
     values[owner, cols] = s.values
-    valid[owner, cols] = True
-    return values, valid
+    return values
+
+
+_PAD = np.iinfo(np.uint64).max
 
 
 def sketch_measures(a: Ragged, b: Ragged, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(Jaccard, containment, smaller set size) of every pair of sketches.
-
-    Row by row, both sketches side by side and sorted (missing places last): a value in
-    both sketches is two equal neighbours. Sketches are sets (distinct values), as
-    bottom-k sketches are.
-    """
-    n = len(a.offsets) - 1
+    """(Jaccard, containment, smaller set size) of every pair of sketches."""
     la, lb = a.lengths, b.lengths
     width = max(int(la.max(initial=0)), int(lb.max(initial=0)), 1)
-    va, ma = _padded(a, width)
-    vb, mb = _padded(b, width)
-    values = np.concatenate([va, vb], axis=1)
-    valid = np.concatenate([ma, mb], axis=1)
-    # Sorted by value within each row, missing places after every real value.
-    order = np.lexsort((~valid, values), axis=1)
-    vs = np.take_along_axis(values, order, axis=1)
-    ok = np.take_along_axis(valid, order, axis=1)
+    return padded_sketch_measures(padded(a, width), la, padded(b, width), lb, k)
+
+
+def padded_sketch_measures(
+    va: np.ndarray, la: np.ndarray, vb: np.ndarray, lb: np.ndarray, k: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`sketch_measures` of sketches laid out by :func:`padded` (any width at
+    least the longest sketch gives the same results; both of one width); ``la``, ``lb``
+    their lengths.
+
+    Row by row, both sketches side by side and sorted: a value in both sketches is two
+    equal neighbours. Sketches are sets (distinct values, ascending), as bottom-k
+    sketches are. A row of two ascending runs sorts by one merge (``kind="stable"``),
+    and as the padding is the largest value, the first ``la + lb`` places of the
+    sorted row are exactly the real values, whatever they are.
+    """
+    n, width = va.shape[0], va.shape[1] + vb.shape[1]
+    la, lb = la.astype(np.int64), lb.astype(np.int64)
+    vs = np.sort(np.concatenate([va, vb], axis=1), axis=1, kind="stable")
+    place = np.arange(width, dtype=np.int64)
+    ok = place[None, :] < (la + lb)[:, None]
     same_next = np.zeros_like(ok)
-    same_next[:, :-1] = ok[:, :-1] & ok[:, 1:] & (vs[:, :-1] == vs[:, 1:])
+    same_next[:, :-1] = ok[:, 1:] & (vs[:, :-1] == vs[:, 1:])
     same_prev = np.zeros_like(ok)
     same_prev[:, 1:] = same_next[:, :-1]
     first = ok & ~same_prev  # each distinct value once
@@ -110,19 +129,19 @@ def sketch_measures(a: Ragged, b: Ragged, k: int) -> tuple[np.ndarray, np.ndarra
     jaccard = _ratio((top & both).sum(axis=1), top.sum(axis=1), pairs_ok)
 
     # Containment: the smaller's values up to the larger's k-th value, the share in it.
-    size_a, size_b = sketch_sizes(a, k), sketch_sizes(b, k)
+    size_a, size_b = _padded_sizes(va, la, k), _padded_sizes(vb, lb, k)
     a_small = size_a <= size_b
-    no_bound = np.iinfo(np.uint64).max
 
     def bound_of(v: np.ndarray, lengths: np.ndarray) -> np.ndarray:
-        out = np.full(n, no_bound, dtype=np.uint64)
+        out = np.full(n, _PAD, dtype=np.uint64)
         full = lengths >= k
         out[full] = v[np.flatnonzero(full), lengths[full] - 1]
         return out
 
     bound = np.where(a_small, bound_of(vb, lb), bound_of(va, la))
     small_v = np.where(a_small[:, None], va, vb)
-    small_ok = np.where(a_small[:, None], ma, mb)
+    small_len = np.where(a_small, la, lb)
+    small_ok = place[None, : small_v.shape[1]] < small_len[:, None]
     below = (small_ok & (small_v <= bound[:, None])).sum(axis=1)
     hits = (both & (vs <= bound[:, None])).sum(axis=1)
     containment = _ratio(hits, below, pairs_ok)

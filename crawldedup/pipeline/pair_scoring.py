@@ -1,10 +1,9 @@
 """Scoring candidate pairs in Arrow batches: the pairs' measures, a batch at a time.
 
-The JVM parses the sketches (hex) into bytes and, when the cosine is wanted
-(``cascade.needs_cosine``), the term vectors (JSON) into maps; each Arrow batch of
-pairs then goes through ``crawldedup.core.pair_measures`` whole — no Python object per
-term, no Python loop per measure. Without the cosine the term vectors never enter the
-pairs, and ``similarity`` is null.
+The cosine path (``cascade.needs_cosine``): the JVM parses the term vectors (JSON)
+into maps and the sketches (hex) into bytes; each Arrow batch of pairs then goes
+through ``crawldedup.core.pair_measures`` whole — no Python object per term, no Python
+loop per measure. Without the cosine, pairs carry only their ids (``pair_sides``).
 """
 
 from __future__ import annotations
@@ -29,12 +28,11 @@ from crawldedup.pipeline import schemas
 _VECTOR = "map<string,double>"  # a term vector, parsed by the JVM
 
 
-def arrow_inputs(pairs: DataFrame, with_cosine: bool = True) -> DataFrame:
+def arrow_inputs(pairs: DataFrame) -> DataFrame:
     """The columns ``score_batch`` reads, converted in the JVM.
 
-    ``pairs`` has ``id, cand_id`` and, per side (``x`` and ``cand_x``), ``simhash``
-    (hex), ``sketch`` (hex), ``length`` and, ``with_cosine``, ``tf`` (JSON, null when
-    unknown).
+    ``pairs`` has ``id, cand_id`` and, per side (``x`` and ``cand_x``), ``tf`` (JSON,
+    null when unknown), ``simhash`` (hex), ``sketch`` (hex) and ``length``.
     """
 
     def vector(name: str) -> Column:
@@ -43,11 +41,11 @@ def arrow_inputs(pairs: DataFrame, with_cosine: bool = True) -> DataFrame:
     def sketch(name: str) -> Column:
         return F.unhex(F.coalesce(F.col(name), F.lit(""))).alias(name)
 
-    vectors = [vector("tf"), vector("cand_tf")] if with_cosine else []
     return pairs.select(
         "id",
         "cand_id",
-        *vectors,
+        vector("tf"),
+        vector("cand_tf"),
         F.col("simhash"),
         F.col("cand_simhash"),
         sketch("sketch"),
@@ -71,27 +69,15 @@ def _simhashes(values: list[str | None]) -> tuple[np.ndarray, np.ndarray]:
     return np.array([int(v, 16) if v else 0 for v in values], dtype=np.uint64), known
 
 
-def _cosines(batch: pa.RecordBatch) -> pa.Array:
-    """The cosine of every pair's term vectors (map columns ``tf`` and ``cand_tf``)."""
+def score_batch(batch: pa.RecordBatch, k: int) -> pa.RecordBatch:
+    """The PAIR_SCORES row of every pair in ``batch`` (columns of ``arrow_inputs``)."""
     keys_a, w_a, off_a = _map_side(batch.column("tf"))
     keys_b, w_b, off_b = _map_side(batch.column("cand_tf"))
     codes = pc.dictionary_encode(pa.concat_arrays([keys_a, keys_b])).indices
     codes_np = np.asarray(codes.to_numpy(zero_copy_only=False), dtype=np.int64)
-    return pa.array(
-        cosines(
-            Ragged(codes_np[: len(keys_a)], off_a),
-            w_a,
-            Ragged(codes_np[len(keys_a) :], off_b),
-            w_b,
-        )
+    sim = cosines(
+        Ragged(codes_np[: len(keys_a)], off_a), w_a, Ragged(codes_np[len(keys_a) :], off_b), w_b
     )
-
-
-def score_batch(batch: pa.RecordBatch, k: int) -> pa.RecordBatch:
-    """The PAIR_SCORES row of every pair in ``batch`` (columns of ``arrow_inputs``);
-    ``similarity`` is null when the batch has no term vectors."""
-    with_cosine = "tf" in batch.schema.names
-    sim = _cosines(batch) if with_cosine else pa.nulls(batch.num_rows, pa.float64())
     jac, con, smaller = sketch_measures(
         sketches_from_bytes(batch.column("sketch").to_pylist()),
         sketches_from_bytes(batch.column("cand_sketch").to_pylist()),
@@ -105,7 +91,7 @@ def score_batch(batch: pa.RecordBatch, k: int) -> pa.RecordBatch:
         [
             batch.column("id"),
             batch.column("cand_id"),
-            sim,
+            pa.array(sim),
             dist,
             pa.array(jac),
             pa.array(con),
@@ -123,7 +109,7 @@ _SCORES_ARROW = pa.schema(
     [
         pa.field("id", pa.string(), False),
         pa.field("cand_id", pa.string(), False),
-        pa.field("similarity", pa.float64()),  # null without the cosine
+        pa.field("similarity", pa.float64()),  # PAIR_SCORES: null without the cosine
         pa.field("hamming", pa.int32()),
         pa.field("jaccard", pa.float64()),
         pa.field("containment", pa.float64()),
@@ -133,7 +119,7 @@ _SCORES_ARROW = pa.schema(
 )
 
 
-def score_pairs(pairs: DataFrame, k: int, with_cosine: bool = True) -> DataFrame:
+def score_pairs(pairs: DataFrame, k: int) -> DataFrame:
     """PAIR_SCORES of every row of ``pairs`` (see ``arrow_inputs``), in Arrow batches."""
 
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
@@ -141,4 +127,4 @@ def score_pairs(pairs: DataFrame, k: int, with_cosine: bool = True) -> DataFrame
             if b.num_rows:
                 yield score_batch(b, k)
 
-    return arrow_inputs(pairs, with_cosine).mapInArrow(run, schemas.PAIR_SCORES)
+    return arrow_inputs(pairs).mapInArrow(run, schemas.PAIR_SCORES)

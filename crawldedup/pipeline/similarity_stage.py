@@ -19,6 +19,7 @@ from typing import Any
 
 from pyspark.sql import DataFrame, Row, SparkSession
 from pyspark.sql import functions as F
+from pyspark.sql.pandas.types import to_arrow_schema
 
 from crawldedup.config import Config
 from crawldedup.core.cascade import Policy
@@ -27,6 +28,7 @@ from crawldedup.pipeline import schemas
 from crawldedup.pipeline.context import DayContext, timed
 from crawldedup.pipeline.decisions import decide_all
 from crawldedup.pipeline.pair_scoring import score_pairs
+from crawldedup.pipeline.pair_sides import score_id_batches
 from crawldedup.pipeline.store_batches import store_batches
 from crawldedup.rules import Rule
 from crawldedup.store import Store
@@ -137,52 +139,87 @@ def type_duplicates(
     return spark.createDataFrame(typed, schemas.TYPES)
 
 
+def _earlier_sides(
+    spark: SparkSession,
+    ctx: DayContext,
+    pairs: DataFrame,
+    counters: dict[str, Any],
+    vector: str | None,
+) -> DataFrame:
+    """CANDIDATE_SIDE rows of the pairs' candidates of earlier days, from the store."""
+    store_url, batch = ctx.store, ctx.cfg.limits.store_batch_size
+    earlier_ids = pairs.filter(F.col("cand_day") != ctx.day).select("cand_id").distinct()
+    return spark.createDataFrame(
+        earlier_ids.rdd.mapPartitions(
+            lambda it: _fetch_earlier(it, store_url, batch, counters, vector)
+        ),
+        schemas.CANDIDATE_SIDE,
+    )
+
+
+def scores_of_ids(
+    spark: SparkSession, ctx: DayContext, cands: DataFrame, counters: dict[str, Any]
+) -> None:
+    """work/scores without the cosine: the pairs carry their ids only, and each Python
+    worker reads the sides once (``pair_sides``): the day's from work/docs, the earlier
+    days' from work/earlier_sides, fetched from the store first."""
+    pairs = pairs_to_score(cands)
+    _earlier_sides(spark, ctx, pairs, counters, None).select(
+        F.col("cand_id").alias("id"),
+        F.col("cand_sketch").alias("sketch"),
+        F.col("cand_simhash").alias("simhash"),
+        F.col("cand_length").alias("length"),
+    ).write.mode("overwrite").parquet(ctx.path("earlier_sides"))
+    day, k, schema = ctx.day, ctx.cfg.simhash.sketch_size, to_arrow_schema(schemas.PAIR_SCORES)
+    today, earlier = ctx.path("docs"), ctx.path("earlier_sides")
+    pairs.mapInArrow(
+        lambda it: score_id_batches(it, day, today, earlier, k, schema), schemas.PAIR_SCORES
+    ).write.mode("overwrite").parquet(ctx.path("scores"))
+
+
+def scores_with_cosine(
+    spark: SparkSession, ctx: DayContext, cands: DataFrame, counters: dict[str, Any]
+) -> None:
+    """work/scores with the cosine: both sides' term vectors joined to every pair."""
+    cfg = ctx.cfg
+    docs = spark.read.parquet(ctx.path("docs")).select("id", "tf", "simhash", "sketch", "length")
+    vector = cfg.cascade.cosine_weights
+    if vector == "tag_tfidf":
+        # Seed 003's tf · idf · Twf vectors (relevance stage) instead of raw tf.
+        vectors = spark.read.parquet(ctx.path("relevance/tagvec"))
+        docs = docs.drop("tf").join(vectors.withColumnRenamed("tagvec", "tf"), "id", "left")
+        docs = docs.fillna({"tf": "{}"})
+    pairs = pairs_to_score(cands).join(docs, "id")
+    earlier = _earlier_sides(spark, ctx, pairs, counters, vector)
+    today = docs.select(
+        F.col("id").alias("cand_id"),
+        F.col("tf").alias("cand_tf"),
+        F.col("simhash").alias("cand_simhash"),
+        F.col("sketch").alias("cand_sketch"),
+        F.col("length").alias("cand_length"),
+    )
+    # Two joins, not one against a union: the day's side stays small enough for Spark
+    # to broadcast, so the pairs (and their term vectors) are not shuffled.
+    sides = (
+        pairs.filter(F.col("cand_day") == ctx.day)
+        .join(today, "cand_id")
+        .unionByName(pairs.filter(F.col("cand_day") != ctx.day).join(earlier, "cand_id"))
+    )
+    score_pairs(sides, cfg.simhash.sketch_size).write.mode("overwrite").parquet(ctx.path("scores"))
+
+
 def run(spark: SparkSession, ctx: DayContext) -> dict[str, Any]:
     """Writes work/scores (measures per pair) and work/decisions (verdict per document)."""
     cfg = ctx.cfg
     stats: dict[str, Any] = {}
     sc = spark.sparkContext
     with timed(stats):
-        with_cosine = cfg.cascade.needs_cosine
-        docs = spark.read.parquet(ctx.path("docs")).select(
-            "id", *(["tf"] if with_cosine else []), "simhash", "sketch", "length"
-        )
-        vector = cfg.cascade.cosine_weights if with_cosine else None
-        if vector == "tag_tfidf":
-            # Seed 003's tf · idf · Twf vectors (relevance stage) instead of raw tf.
-            vectors = spark.read.parquet(ctx.path("relevance/tagvec"))
-            docs = docs.drop("tf").join(vectors.withColumnRenamed("tagvec", "tf"), "id", "left")
-            docs = docs.fillna({"tf": "{}"})
         cands = spark.read.parquet(ctx.path("candidates"))
-        pairs = pairs_to_score(cands).join(docs, "id")
         counters = {n: sc.accumulator(0) for n in ("round_trips", "rows_read")}
-        store_url, batch = ctx.store, cfg.limits.store_batch_size
-        earlier_ids = pairs.filter(F.col("cand_day") != ctx.day).select("cand_id").distinct()
-        earlier = spark.createDataFrame(
-            earlier_ids.rdd.mapPartitions(
-                lambda it: _fetch_earlier(it, store_url, batch, counters, vector)
-            ),
-            schemas.CANDIDATE_SIDE,
-        )
-        today = docs.select(
-            F.col("id").alias("cand_id"),
-            *([F.col("tf").alias("cand_tf")] if with_cosine else []),
-            F.col("simhash").alias("cand_simhash"),
-            F.col("sketch").alias("cand_sketch"),
-            F.col("length").alias("cand_length"),
-        )
-        if not with_cosine:
-            earlier = earlier.drop("cand_tf")
-        # Two joins, not one against a union: the day's side stays small enough for Spark
-        # to broadcast, so the pairs (and their term vectors) are not shuffled.
-        sides = (
-            pairs.filter(F.col("cand_day") == ctx.day)
-            .join(today, "cand_id")
-            .unionByName(pairs.filter(F.col("cand_day") != ctx.day).join(earlier, "cand_id"))
-        )
-        score_pairs(sides, cfg.simhash.sketch_size, with_cosine).write.mode("overwrite").parquet(
-            ctx.path("scores")
-        )
+        if cfg.cascade.needs_cosine:
+            scores_with_cosine(spark, ctx, cands, counters)
+        else:
+            scores_of_ids(spark, ctx, cands, counters)
         scores = spark.read.parquet(ctx.path("scores"))
         scored = cands.join(scores, ["id", "cand_id"], "left")
         decisions = decide_all(scored, Policy.from_config(cfg), cfg.cascade.rules)

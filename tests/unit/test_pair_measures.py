@@ -17,6 +17,8 @@ from crawldedup.core.pair_measures import (
     Ragged,
     cosines,
     hamming,
+    padded,
+    padded_sketch_measures,
     sketch_measures,
     sketches_from_bytes,
 )
@@ -116,3 +118,34 @@ def test_hamming_equals_the_per_pair_distance(pairs: list[tuple[int, int]]) -> N
     a = np.array([x for x, _ in pairs], dtype=np.uint64)
     b = np.array([y for _, y in pairs], dtype=np.uint64)
     assert hamming(a, b).tolist() == [hamming64(x, y) for x, y in pairs]
+
+
+_TOP = 2**64 - 1  # the padding's value, which a real hash may also be
+
+
+@st.composite
+def sketch_pairs_with_top(draw: st.DrawFn) -> tuple[str, str]:
+    shared = [*draw(_shared), _TOP]
+    a = draw(_hashes) + draw(st.lists(st.sampled_from(shared), max_size=30))
+    b = draw(_hashes) + draw(st.lists(st.sampled_from(shared), max_size=30))
+    return tuple(sketch_of_hashes(np.array(h, dtype=np.uint64), 8) for h in (a, b))  # type: ignore[return-value]
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(sketch_pairs_with_top(), min_size=1, max_size=8), st.integers(0, 40))
+def test_wider_padding_and_the_largest_hash_change_nothing(
+    pairs: list[tuple[str, str]], extra: int
+) -> None:
+    # Rows laid out wider than the longest sketch, and sketches holding the padding's
+    # own value (the largest uint64) give what the per-pair definitions give.
+    k = 8
+    a = sketches_from_bytes([bytes.fromhex(x) for x, _ in pairs])
+    b = sketches_from_bytes([bytes.fromhex(y) for _, y in pairs])
+    width = max(int(a.lengths.max()), int(b.lengths.max()), 1) + extra
+    jac, con, smaller = padded_sketch_measures(
+        padded(a, width), a.lengths, padded(b, width), b.lengths, k
+    )
+    for i, (x, y) in enumerate(pairs):
+        assert jac[i] == sketch_jaccard(x, y, k)
+        assert con[i] == sketch_containment(x, y, k)
+        assert smaller[i] == min(sketch_set_size(x, k), sketch_set_size(y, k))

@@ -1,6 +1,7 @@
-"""``score_batch`` on Arrow batches shaped as the JVM hands them over (``arrow_inputs``):
-with term vectors it gives the per-pair cosine, without them a null cosine and the very
-same other measures."""
+"""The two ways of scoring a batch of pairs agree, and agree with the per-pair
+definitions: ``pair_scoring.score_batch`` (both sides joined to every pair, with the
+cosine, as the JVM hands them over) and ``pair_sides.score_id_batch`` (pairs of ids,
+sides read once), on real fingerprints of same-day and earlier-day pairs."""
 
 from __future__ import annotations
 
@@ -9,74 +10,117 @@ import json
 import random
 
 import pyarrow as pa
+from pyspark.sql.pandas.types import to_arrow_schema
 
 from crawldedup.config import Config
 from crawldedup.core.fingerprint import hamming64, sketch_containment, sketch_jaccard
 from crawldedup.core.similarity import cosine
 from crawldedup.ingest.records import fingerprint_fields
+from crawldedup.pipeline import schemas
 from crawldedup.pipeline.pair_scoring import score_batch
-from crawldedup.sample import corpus
+from crawldedup.pipeline.pair_sides import score_id_batch, sides_of
 
 _VECTOR = pa.map_(pa.string(), pa.float64())
+DAY = "2026-11-02"
+Doc = dict[str, object]
 
 
-def _documents(n: int) -> list[dict[str, object]]:
-    rng, cfg = random.Random(7), Config()
-    out = []
+def _documents(n: int, prefix: str) -> list[Doc]:
+    from crawldedup.sample import corpus
+
+    rng, cfg = random.Random(len(prefix) * 7 + n), Config()
+    out: list[Doc] = []
     for i in range(n):
         lang = "zh" if i % 3 else "en"
         text = corpus.compose_article(rng, lang, dt.date(2026, 11, 1), target=600).text
         if i % 4 == 0 and out:  # a repost of the previous article, so some pairs are close
             text = "转载自东方日报：" + str(out[-1]["text"])
-        out.append({"text": text, **fingerprint_fields(f"t{i}", text, cfg)})
+        if i == 5:
+            text = "短"  # a sketch shorter than its shingle size
+        out.append({"id": f"{prefix}{i}", "text": text, **fingerprint_fields(f"t{i}", text, cfg)})
     return out
 
 
-def _batch(
-    pairs: list[tuple[dict[str, object], dict[str, object]]], with_tf: bool
-) -> pa.RecordBatch:
+def _joined_batch(pairs: list[tuple[Doc, Doc]]) -> pa.RecordBatch:
+    """What ``arrow_inputs`` hands to Python: both sides on every pair."""
+
     def side(prefix: str, pick: int) -> dict[str, pa.Array]:
         docs = [p[pick] for p in pairs]
-        cols = {
+        return {
+            f"{prefix}tf": pa.array(
+                [list(json.loads(str(d["tf"])).items()) for d in docs], _VECTOR
+            ),
             f"{prefix}simhash": pa.array([d["simhash"] for d in docs]),
             f"{prefix}sketch": pa.array([bytes.fromhex(str(d["sketch"])) for d in docs]),
             f"{prefix}length": pa.array([d["length"] for d in docs], pa.int32()),
         }
-        if with_tf:
-            vectors = [list(json.loads(str(d["tf"])).items()) for d in docs]
-            cols = {f"{prefix}tf": pa.array(vectors, _VECTOR), **cols}
-        return cols
 
-    ids = {"id": pa.array([f"a{i}" for i in range(len(pairs))])}
-    ids["cand_id"] = pa.array([f"b{i}" for i in range(len(pairs))])
     a, b = side("", 0), side("cand_", 1)
-    names = ["id", "cand_id"]
-    names += [c for pair in zip(a, b, strict=True) for c in pair]
-    columns = {**ids, **a, **b}
-    return pa.RecordBatch.from_arrays([columns[n] for n in names], names=names)
+    columns = {
+        "id": pa.array([str(x["id"]) for x, _ in pairs]),
+        "cand_id": pa.array([str(y["id"]) for _, y in pairs]),
+        **{n: c for pair in zip(a.items(), b.items(), strict=True) for n, c in pair},
+    }
+    return pa.RecordBatch.from_pydict(columns)
 
 
-def test_cosine_only_with_term_vectors_and_nothing_else_moves() -> None:
-    docs = _documents(40)
-    pairs = [(docs[i], docs[i - 1]) for i in range(4, len(docs), 4)]  # reposts
-    pairs += [(docs[i], docs[j]) for i in range(len(docs)) for j in range(i) if (i + j) % 5 == 0]
+def _sides_table(docs: list[Doc]) -> pa.Table:
+    return pa.table(
+        {
+            "id": [str(d["id"]) for d in docs],
+            "sketch": [str(d["sketch"]) for d in docs],
+            "simhash": [str(d["simhash"]) for d in docs],
+            "length": pa.array([d["length"] for d in docs], pa.int32()),
+        }
+    )
+
+
+def test_pairs_of_ids_score_as_joined_pairs_and_as_the_definitions() -> None:
+    today, earlier = _documents(40, "d"), _documents(12, "e")
+    pairs = [(today[i], today[i - 1]) for i in range(4, len(today), 4)]  # reposts
+    pairs += [
+        (a, b) for i, a in enumerate(today) for j, b in enumerate(today[:i]) if (i + j) % 5 == 0
+    ]
+    pairs += [(a, b) for a in today[::3] for b in earlier]  # earlier-day candidates
     k = Config().simhash.sketch_size
-    with_tf = score_batch(_batch(pairs, True), k).to_pydict()
-    without = score_batch(_batch(pairs, False), k).to_pydict()
-    assert without["similarity"] == [None] * len(pairs)
+    joined = score_batch(_joined_batch(pairs), k).to_pydict()
+    ids = pa.RecordBatch.from_pydict(
+        {
+            "id": [str(a["id"]) for a, _ in pairs],
+            "cand_id": [str(b["id"]) for _, b in pairs],
+            "cand_day": [DAY if str(b["id"]).startswith("d") else "2026-11-01" for _, b in pairs],
+        }
+    )
+    sides = sides_of(_sides_table(today), _sides_table(earlier), k)
+    by_id = score_id_batch(ids, DAY, sides, k, to_arrow_schema(schemas.PAIR_SCORES)).to_pydict()
+    assert by_id["similarity"] == [None] * len(pairs)
     for name in ("id", "cand_id", "hamming", "jaccard", "containment", "smaller_shingles"):
-        assert without[name] == with_tf[name], name
-    assert without["shorter_chars"] == with_tf["shorter_chars"]
+        assert by_id[name] == joined[name], name
+    assert by_id["shorter_chars"] == joined["shorter_chars"]
     close = 0
     for i, (a, b) in enumerate(pairs):
+        sa, sb = str(a["sketch"]), str(b["sketch"])
         want = cosine(json.loads(str(a["tf"])), json.loads(str(b["tf"])))
-        assert with_tf["similarity"][i] == want
-        assert with_tf["jaccard"][i] == sketch_jaccard(str(a["sketch"]), str(b["sketch"]), k)
-        assert with_tf["containment"][i] == sketch_containment(
-            str(a["sketch"]), str(b["sketch"]), k
-        )
-        assert with_tf["hamming"][i] == hamming64(
+        assert joined["similarity"][i] == want
+        assert joined["jaccard"][i] == sketch_jaccard(sa, sb, k)
+        assert joined["containment"][i] == sketch_containment(sa, sb, k)
+        assert joined["hamming"][i] == hamming64(
             int(str(a["simhash"]), 16), int(str(b["simhash"]), 16)
         )
-        close += want > 0.9
-    assert close >= 3  # the reposts: pairs near 1 are among them, not only unrelated ones
+        close += joined["jaccard"][i] > 0.7
+    assert close >= 3  # the reposts are among them, not only unrelated pairs
+
+
+def test_a_pair_with_an_unknown_side_is_left_out() -> None:
+    today = _documents(6, "d")
+    k = Config().simhash.sketch_size
+    sides = sides_of(_sides_table(today), _sides_table([]), k)
+    ids = pa.RecordBatch.from_pydict(
+        {
+            "id": ["d1", "d2", "gone", "d3"],
+            "cand_id": ["d0", "e9", "d0", "d1"],
+            "cand_day": [DAY, "2026-11-01", DAY, DAY],
+        }
+    )
+    out = score_id_batch(ids, DAY, sides, k, to_arrow_schema(schemas.PAIR_SCORES)).to_pydict()
+    assert list(zip(out["id"], out["cand_id"], strict=True)) == [("d1", "d0"), ("d3", "d1")]
