@@ -11,12 +11,16 @@ at most ``limits.max_postings_per_key`` candidates are kept, the earliest.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from itertools import product
 from typing import Any
 
-from pyspark import RDD
+import pyarrow as pa
+import pyarrow.compute as pc
 from pyspark.sql import Column, DataFrame, Row, SparkSession, Window
 from pyspark.sql import functions as F
+from pyspark.sql.pandas.types import to_arrow_schema
 
 from crawldedup.core.fingerprint import hamming64
 from crawldedup.pipeline import schemas
@@ -30,7 +34,7 @@ from crawldedup.pipeline.bloom_stage import (
     read_manifest,
 )
 from crawldedup.pipeline.context import DayContext, timed
-from crawldedup.pipeline.store_batches import store_batches
+from crawldedup.pipeline.store_batches import in_batches, store_batches
 from crawldedup.rules import Rule, enabled
 from crawldedup.store import Store
 from crawldedup.store.schema import parse_posting, posting_doc_id, posting_simhash
@@ -42,6 +46,11 @@ def _tagged(rule: Rule) -> Callable[[Column], Column]:
         return F.struct(F.lit(rule.value).alias("rule"), key.alias("key"))
 
     return tag
+
+
+_KEY_COLUMNS = ["id", "fetched_at", "rule", "key", "simhash"]
+# One of the day's keys: a Row (RDD path) or a dict (Arrow path); both index by name.
+KeyRow = Row | dict[str, Any]
 
 
 def explode_keys(docs: DataFrame, rules: Iterable[Rule]) -> DataFrame:
@@ -77,6 +86,14 @@ def rank_within_day(keys: DataFrame) -> DataFrame:
     return keys.withColumn("rank", F.row_number().over(w))
 
 
+def shared_keys(ranked: DataFrame) -> DataFrame:
+    """The rows of keys that two or more of the day's documents hold: a key held once
+    pairs nothing, and most keys are (a band of a unique text), so they are left out
+    before the self-join instead of being shuffled through it."""
+    holders = F.count(F.lit(1)).over(Window.partitionBy("rule", "key"))
+    return ranked.withColumn("_holders", holders).filter(F.col("_holders") > 1).drop("_holders")
+
+
 def same_day_pairs(ranked: DataFrame, cap: int, day: str, max_distance: int = 64) -> DataFrame:
     """Each document paired with up to ``cap`` earlier documents of the day per key.
 
@@ -109,25 +126,58 @@ def _near(a: str | None, b: str | None, max_distance: int) -> bool:
     return a is None or b is None or hamming64(int(a, 16), int(b, 16)) <= max_distance
 
 
-def _lookup_partition(
-    rows: Iterable[Row],
-    probe: Callable[[], dict[str, RangedFilters]],
+def _probe(
+    rows: Iterable[KeyRow],
+    filters: dict[str, RangedFilters],
+    bloom: dict[str, int],
+    size: int,
+) -> Iterator[KeyRow]:
+    """The key rows that the Bloom filter of their rule may hold (vectorized per batch
+    of ``size`` rows); rules without a filter have no earlier postings."""
+    for batch in in_batches(rows, size):
+        by_rule: dict[str, list[KeyRow]] = {}
+        for r in batch:
+            if r["rule"] in filters:
+                by_rule.setdefault(r["rule"], []).append(r)
+        for rule, rule_rows in by_rule.items():
+            found = filters[rule].contains([r["key"] for r in rule_rows])
+            bloom["probes"] += len(rule_rows)
+            hits = [r for r, f in zip(rule_rows, found.tolist(), strict=True) if f]
+            bloom["hits"] += len(hits)
+            yield from hits
+
+
+def _probe_arrow(
+    batches: Iterable[pa.RecordBatch], filters: dict[str, RangedFilters], bloom: dict[str, int]
+) -> Iterator[KeyRow]:
+    """:func:`_probe` of Arrow batches: only the hits become Python objects."""
+    for b in batches:
+        if not b.num_rows:
+            continue
+        for rule, f in filters.items():
+            of_rule = b.filter(pc.equal(b.column("rule"), rule))
+            if not of_rule.num_rows:
+                continue
+            found = f.contains(of_rule.column("key").to_pylist())
+            hits = of_rule.filter(pa.array(found))
+            bloom["probes"] += of_rule.num_rows
+            bloom["hits"] += hits.num_rows
+            yield from hits.to_pylist()
+
+
+def _look_up(
+    hits: Iterable[KeyRow],
     store_url: str,
     day: str,
     cap: int,
     batch_size: int,
     counters: dict[str, Any],
+    bloom: dict[str, int],
     max_distance: int = 64,
 ) -> Iterator[tuple[Any, ...]]:
-    """Probe a batch of keys in the Bloom filters (vectorized), multi-get the hits.
+    """LOOKUPS rows of Bloom hits: one multi-get per rule and batch of hits."""
 
-    ``probe()`` gives this partition's filters by rule: the broadcast ones, or the one
-    range filter of a co-partitioned rule. Yields LOOKUPS rows.
-    """
-    filters = probe()
-    bloom = {"probes": 0, "hits": 0, "false_positives": 0}
-
-    def lookup(store: Store, rule: str, batch: list[Row]) -> Iterator[tuple[Any, ...]]:
+    def lookup(store: Store, rule: str, batch: list[KeyRow]) -> Iterator[tuple[Any, ...]]:
         found = store.get(Rule(rule).table, [r["key"] for r in batch])
         for r in batch:
             cells = found.get(r["key"])
@@ -159,29 +209,74 @@ def _lookup_partition(
                     cand_day,
                 )
 
-    def flush(store: Store, batch: list[Row]) -> Iterator[tuple[Any, ...]]:
-        by_rule: dict[str, list[Row]] = {}
+    def flush(store: Store, batch: list[KeyRow]) -> Iterator[tuple[Any, ...]]:
+        by_rule: dict[str, list[KeyRow]] = {}
         for r in batch:
-            if r["rule"] in filters:
-                by_rule.setdefault(r["rule"], []).append(r)
+            by_rule.setdefault(r["rule"], []).append(r)
         for rule, rule_rows in by_rule.items():
-            found = filters[rule].contains([r["key"] for r in rule_rows])
-            hit_rows = [r for r, f in zip(rule_rows, found.tolist(), strict=True) if f]
-            bloom["probes"] += len(rule_rows)
-            bloom["hits"] += len(hit_rows)
-            if hit_rows:  # only Bloom hits reach the store
-                yield from lookup(store, rule, hit_rows)
+            yield from lookup(store, rule, rule_rows)
 
-    try:
-        yield from store_batches(rows, store_url, batch_size, flush, counters)
-    finally:
-        for name, n in bloom.items():
-            counters[name].add(n)
+    return store_batches(hits, store_url, batch_size, flush, counters)
+
+
+_LOOKUPS_ARROW = to_arrow_schema(schemas.LOOKUPS)
+
+
+@dataclass(frozen=True)
+class Lookups:
+    """Probe keys in the Bloom filters (vectorized), multi-get the hits: LOOKUPS rows.
+
+    ``filters()`` gives a partition's filters by rule: the broadcast ones, or the one
+    range filter of a co-partitioned rule. The counts go to ``counters``.
+    """
+
+    filters: Callable[[], dict[str, RangedFilters]]
+    store_url: str
+    day: str
+    cap: int
+    batch_size: int
+    counters: dict[str, Any]
+    max_distance: int = 64
+
+    @contextmanager
+    def _counted(self) -> Iterator[dict[str, int]]:
+        bloom = {"probes": 0, "hits": 0, "false_positives": 0}
+        try:
+            yield bloom
+        finally:
+            for name, n in bloom.items():
+                self.counters[name].add(n)
+
+    def _found(self, hits: Iterable[KeyRow], bloom: dict[str, int]) -> Iterator[tuple[Any, ...]]:
+        return _look_up(
+            hits,
+            self.store_url,
+            self.day,
+            self.cap,
+            self.batch_size,
+            self.counters,
+            bloom,
+            self.max_distance,
+        )
+
+    def of_rows(self, rows: Iterable[KeyRow]) -> Iterator[tuple[Any, ...]]:
+        with self._counted() as bloom:
+            yield from self._found(_probe(rows, self.filters(), bloom, self.batch_size), bloom)
+
+    def of_batches(self, batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        with self._counted() as bloom:
+            found = self._found(_probe_arrow(batches, self.filters(), bloom), bloom)
+            for chunk in in_batches(found, 10_000):
+                columns = list(zip(*chunk, strict=True))
+                yield pa.RecordBatch.from_arrays(
+                    [pa.array(c, f.type) for c, f in zip(columns, _LOOKUPS_ARROW, strict=True)],
+                    schema=_LOOKUPS_ARROW,
+                )
 
 
 def probe_earlier_days(
     spark: SparkSession, ctx: DayContext, keys: DataFrame, counters: dict[str, Any]
-) -> tuple[RDD[tuple[Any, ...]], Callable[[], None]]:
+) -> tuple[DataFrame, Callable[[], None]]:
     """LOOKUPS rows of the day's keys against earlier days; and a cleanup callback.
 
     Rules in ``broadcast`` mode probe a broadcast of their filters from any partition.
@@ -197,11 +292,8 @@ def probe_earlier_days(
     big = partitioned_rules(ctx)
     small = sc.broadcast(load_filters(ctx, "broadcast"))
     small_keys = keys.filter(~F.col("rule").isin(big)) if big else keys
-    lookups = small_keys.rdd.mapPartitions(
-        lambda it: _lookup_partition(
-            it, lambda: small.value, store_url, day, cap, batch, counters, max_distance
-        )
-    )
+    broadcast = Lookups(lambda: small.value, store_url, day, cap, batch, counters, max_distance)
+    lookups = small_keys.select(*_KEY_COLUMNS).mapInArrow(broadcast.of_batches, schemas.LOOKUPS)
     if big:
         lows = read_manifest(ctx)["ranges"]
         slots = {(rule, i): n for n, (rule, i) in enumerate(product(big, range(len(lows))))}
@@ -214,8 +306,7 @@ def probe_earlier_days(
         def probe_slot(n: int, it: Iterable[tuple[int, Row]]) -> Iterator[tuple[Any, ...]]:
             rule, i = slot_of[n]
             rows = (r for _, r in it)
-            return _lookup_partition(
-                rows,
+            return Lookups(
                 lambda: {rule: load_part(root, rule, i, lows[i])},
                 store_url,
                 day,
@@ -223,7 +314,7 @@ def probe_earlier_days(
                 batch,
                 counters,
                 max_distance,
-            )
+            ).of_rows(rows)
 
         routed = (
             keys.filter(F.col("rule").isin(big))
@@ -231,7 +322,7 @@ def probe_earlier_days(
             .partitionBy(len(slots), lambda n: n)
             .mapPartitionsWithIndex(probe_slot)
         )
-        lookups = lookups.union(routed)
+        lookups = lookups.unionByName(spark.createDataFrame(routed, schemas.LOOKUPS))
     return lookups, small.unpersist
 
 
@@ -260,14 +351,13 @@ def run(spark: SparkSession, ctx: DayContext) -> dict[str, Any]:
             for n in ("probes", "hits", "false_positives", "round_trips", "rows_read")
         }
         lookups, release = probe_earlier_days(spark, ctx, keys, counters)
-        spark.createDataFrame(lookups, schemas.LOOKUPS).write.mode("overwrite").parquet(
-            ctx.path("lookups")
-        )
+        lookups.write.mode("overwrite").parquet(ctx.path("lookups"))
         looked = spark.read.parquet(ctx.path("lookups"))
         earlier = looked.filter(F.col("cand_id").isNotNull()).select(
             *schemas.CANDIDATES.fieldNames()
         )
-        same_day = same_day_pairs(rank_within_day(keys), cap, ctx.day, cfg.simhash.max_distance)
+        ranked = shared_keys(rank_within_day(keys))
+        same_day = same_day_pairs(ranked, cap, ctx.day, cfg.simhash.max_distance)
         cands = earliest_per_rule(earlier.unionByName(same_day), cap)
         cands.write.mode("overwrite").parquet(ctx.path("candidates"))
         written = spark.read.parquet(ctx.path("candidates"))
