@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import datetime as dt
+import functools
 import json
 import os
 import random
@@ -54,6 +55,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 import quality  # the peers, shared with the quality benchmark
 
 ROOT = Path(__file__).resolve().parent.parent
+TEXT = "generated"  # --text
 DAY = "2026-11-10"
 INDEX_DAY = "2026-11-09"
 ONE_KEY_RULES = [r for r in Rule if not r.multi_key]  # the four md5 keys
@@ -70,25 +72,57 @@ class Article:
     fetched_at: str
 
 
+@dataclass(frozen=True)
+class RealPool:
+    """Paragraphs and titles written by people (benchmarks/realtext's packaged corpus)."""
+
+    paragraphs: dict[str, list[str]]  # lang -> distinct paragraphs
+    titles: dict[str, list[str]]
+
+
+@functools.cache
+def real_pool() -> RealPool:
+    from realtext.corpus import load_corpus
+
+    docs = load_corpus(log=lambda *_: None).docs
+    least = {"zh": 20, "en": 40}  # characters: a paragraph, not a heading
+    paragraphs = {
+        lang: sorted({p for d in docs if d.lang == lang for p in d.paragraphs if len(p) >= n})
+        for lang, n in least.items()
+    }
+    titles = {lang: sorted({d.title for d in docs if d.lang == lang}) for lang in least}
+    return RealPool(paragraphs, titles)
+
+
+def _compose(rng: random.Random, lang: str, day: dt.date) -> tuple[str, str]:
+    """(title, text) of one article: generated from the sample corpus's sentence pool
+    (``--text generated``), or real paragraphs drawn at random (``--text real``)."""
+    target = 700 if lang == "zh" else 2000
+    if TEXT == "generated":
+        a = corpus.compose_article(rng, lang, day, target=target, max_chars=2600)
+        topic = rng.choice(corpus.topics_for(lang))
+        return corpus.compose_title(rng, lang, topic, day), a.text
+    pool = real_pool()
+    parts: list[str] = []
+    while sum(len(x) for x in parts) < target:
+        parts.append(rng.choice(pool.paragraphs[lang]))
+    text = "\n".join(parts)[:2600]
+    # A real title and the start of another paragraph: titles repeat as rarely as a
+    # crawl's do, not once per base text.
+    lead = rng.choice(pool.paragraphs[lang])
+    lead = lead[:12] if lang == "zh" else " ".join(lead.split()[:6])
+    return f"{rng.choice(pool.titles[lang])} {lead}", text
+
+
 def articles(rng: random.Random, n: int, prefix: str, day: str) -> list[Article]:
     base = dt.datetime.fromisoformat(f"{day}T00:00:00+00:00")
     out = []
     for i in range(n):
         lang = "zh" if rng.random() < 0.7 else "en"
-        a = corpus.compose_article(
-            rng, lang, base.date(), target=700 if lang == "zh" else 2000, max_chars=2600
-        )
-        topic = rng.choice(corpus.topics_for(lang))
+        title, text = _compose(rng, lang, base.date())
         t = base + dt.timedelta(seconds=i * 86_000 / max(1, n))
         stamp = t.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
-        out.append(
-            Article(
-                f"{prefix}{i:07d}",
-                corpus.compose_title(rng, lang, topic, base.date()),
-                a.text,
-                stamp,
-            )
-        )
+        out.append(Article(f"{prefix}{i:07d}", title, text, stamp))
     return out
 
 
@@ -630,6 +664,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--peers-max-docs", type=int, default=20_000, help="skip the peers on bigger days"
     )
+    ap.add_argument(
+        "--text",
+        choices=["generated", "real"],
+        default="generated",
+        help="articles from the sample generator's sentence pool, or real paragraphs",
+    )
     ap.add_argument("--work", type=Path, default=None)
     ap.add_argument("--chart", type=Path, default=None, help="PNG of cost against documents")
     ap.add_argument(
@@ -644,11 +684,11 @@ def main(argv: list[str] | None = None) -> int:
     base = args.work or Path(tempfile.mkdtemp(prefix="crawldedup-throughput-"))
     print(
         f"machine: {os.cpu_count()} cores, {psutil.virtual_memory().total / 2**30:.0f} GiB; "
-        f"master {args.master}; work {base}",
+        f"master {args.master}; text {args.text}; work {base}",
         flush=True,
     )
-    global ARGS
-    ARGS = args
+    global ARGS, TEXT
+    ARGS, TEXT = args, args.text
     args.baseline_tree = _export(args.baseline, base) if args.baseline else None
     rows: list[dict[str, Any]] = []
     for store in stores:
