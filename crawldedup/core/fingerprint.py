@@ -6,6 +6,7 @@ See docs/algorithm.md#the-four-keys and #simhash.
 from __future__ import annotations
 
 import hashlib
+from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
@@ -14,30 +15,35 @@ import numpy as np
 
 from crawldedup.config import FingerprintConfig, LshConfig, SimhashConfig
 from crawldedup.core.normalize import (
+    CJK_TABLE,
+    LATIN_TABLE,
     codepoints,
     fold,
     from_codepoints,
-    normalize_codepoints,
     normalize_title,
 )
-from crawldedup.core.tokenize import char_term_frequencies, term_frequencies
+from crawldedup.core.tokenize import cjk_term_frequencies, term_frequencies
 
 
 def md5_hex(text: str) -> str:
     return hashlib.md5(text.encode("utf-8"), usedforsecurity=False).hexdigest()
 
 
-@lru_cache(maxsize=1 << 18)
-def _hash64(feature: str) -> int:
-    # blake2b is stable across processes and days, unlike the salted hash(). Cached:
-    # words and runs of digits repeat across a day's documents.
+def _blake64(feature: str) -> int:
+    # blake2b is stable across processes and days, unlike the salted hash().
     return int.from_bytes(hashlib.blake2b(feature.encode("utf-8"), digest_size=8).digest(), "big")
+
+
+# Cached: words and runs of digits repeat across a day's documents.
+_hash64 = lru_cache(maxsize=1 << 18)(_blake64)
 
 
 def _simhash_of_hashes(hashes: np.ndarray, weights: np.ndarray | None = None) -> int:
     """Charikar's rule on 64-bit feature hashes: bit i is set iff the weighted vote is > 0."""
     if hashes.size == 0:
         return 0
+    if weights is None and hashes.size < _EXACT_FLOAT32_COUNTS:
+        return _unweighted_simhash(np.ascontiguousarray(hashes, dtype="<u8"))
     bits = np.unpackbits(
         np.ascontiguousarray(hashes, dtype="<u8").view(np.uint8), bitorder="little"
     ).reshape(-1, 64)
@@ -52,6 +58,37 @@ def _simhash_of_hashes(hashes: np.ndarray, weights: np.ndarray | None = None) ->
     return int(packed.view("<u8")[0])
 
 
+# Below 2**24 votes the float32 count of the general path is exact, so it equals the
+# integer count of _unweighted_simhash; above, the general path (and its rounding) is kept.
+_EXACT_FLOAT32_COUNTS = 1 << 24
+_LANES = 128  # features summed per byte lane (at most 255 fit in a byte)
+
+
+def _unweighted_simhash(hashes: np.ndarray) -> int:
+    """:func:`_simhash_of_hashes` without weights, counting the ones per bit exactly.
+
+    The bits of the hashes, unpacked one byte per bit, are read as uint64 words of eight
+    byte lanes; a tree of additions of half the rows to the other half sums 128 hashes
+    per lane (no carry leaves a lane), then the lanes are summed as integers. Fewer and
+    cheaper passes than casting every bit to float32.
+    """
+    n = hashes.size
+    groups = -(-n // _LANES)
+    if n != groups * _LANES:  # padding with zero hashes adds no ones
+        padded = np.zeros(groups * _LANES, dtype="<u8")
+        padded[:n] = hashes
+        hashes = padded
+    bits = np.unpackbits(hashes.view(np.uint8), bitorder="little")
+    x: np.ndarray = bits.view(np.uint64).reshape(_LANES, groups * 8)
+    half = _LANES // 2
+    x = x[:half] + x[half:]
+    while half > 1:
+        half //= 2
+        np.add(x[:half], x[half : 2 * half], out=x[:half])
+    ones = x[0].view(np.uint8).reshape(groups, 64).sum(axis=0, dtype=np.int64)
+    return int(np.packbits(2 * ones > n, bitorder="little").view("<u8")[0])
+
+
 def simhash64(features: Mapping[str, int] | Iterable[str]) -> int:
     """Charikar's 64-bit SimHash of weighted features (an unweighted iterable weighs 1)."""
     pairs = list(features.items()) if isinstance(features, Mapping) else [(f, 1) for f in features]
@@ -59,7 +96,15 @@ def simhash64(features: Mapping[str, int] | Iterable[str]) -> int:
     return _simhash_of_hashes(hashes, np.array([w for _, w in pairs], dtype=np.int64))
 
 
-_M1, _M2 = np.uint64(0xBF58476D1CE4E5B9), np.uint64(0x94D049BB133111EB)
+def _const(value: int, dtype: type = np.uint64) -> np.ndarray:
+    """A read-only 0-d array: as an operand it costs numpy about half the call overhead
+    of a scalar (np.uint64 or int), and gives the same result as one."""
+    out: np.ndarray = np.array(value, dtype=dtype)
+    out.setflags(write=False)
+    return out
+
+
+_M1, _M2 = _const(0xBF58476D1CE4E5B9), _const(0x94D049BB133111EB)
 
 
 def _mix64(x: np.ndarray) -> np.ndarray:
@@ -67,12 +112,15 @@ def _mix64(x: np.ndarray) -> np.ndarray:
     return _mix64_inplace(x.astype(np.uint64, copy=True))
 
 
-_S30, _S27, _S31 = np.uint64(30), np.uint64(27), np.uint64(31)
+_S30, _S27, _S31 = _const(30), _const(27), _const(31)
 
 
-def _mix64_inplace(x: np.ndarray) -> np.ndarray:
-    """:func:`_mix64` overwriting ``x`` (a uint64 array): two arrays in memory, not seven."""
-    tmp = np.right_shift(x, _S30)
+def _mix64_inplace(x: np.ndarray, tmp: np.ndarray | None = None) -> np.ndarray:
+    """:func:`_mix64` overwriting ``x`` (a uint64 array): two arrays in memory, not seven.
+
+    ``tmp``, a uint64 scratch array of ``x``'s shape, saves allocating one.
+    """
+    tmp = np.right_shift(x, _S30, out=tmp)
     np.bitwise_xor(x, tmp, out=x)
     np.multiply(x, _M1, out=x)
     np.right_shift(x, _S27, out=tmp)
@@ -101,15 +149,53 @@ def shingle_hashes(normalized: str, size: int = 3) -> np.ndarray:
 
 def codepoint_shingle_hashes(cp32: np.ndarray, size: int = 3) -> np.ndarray:
     """:func:`shingle_hashes` of text given as its code points."""
-    if not cp32.size:
+    return _shingle_hashes_of_runs((cp32,), size)[0]
+
+
+def _shingle_hashes_of_runs(runs: tuple[np.ndarray, ...], size: int) -> list[np.ndarray]:
+    """:func:`codepoint_shingle_hashes` of each array of ``runs``, in one pass of numpy calls.
+
+    Window ``j`` hashes as ``mix(...mix(mix(0 ^ c[j]) ^ c[j+1])... ^ c[j+size-1])``; a
+    nonempty run shorter than ``size`` is padded with zeros to one window, an empty one
+    has none. The runs are laid end to end and hashed together (the windows that straddle
+    two runs are computed and dropped): the numpy calls cost more than the elements.
+    """
+    if size < 1:  # no character per shingle: the plain definition's all-zero hashes
+        return [_zero_size_shingle_hashes(run, size) for run in runs]
+    parts: list[np.ndarray] = []
+    spans: list[tuple[int, int]] = []
+    at = 0
+    for run in runs:
+        n = len(run)
+        if not n:
+            spans.append((at, at))
+            continue
+        parts.append(run)
+        if n < size:
+            parts.append(np.zeros(size - n, dtype=np.uint64))
+            n = size
+        spans.append((at, at + n - size + 1))
+        at += n
+    if not at:
+        return [np.zeros(0, dtype=np.uint64) for _ in runs]
+    if len(parts) == 1:
+        cp = parts[0].astype(np.uint64, copy=False)
+    else:
+        cp = np.concatenate(parts, dtype=np.uint64)
+    m = at - size + 1
+    h = cp[:m].copy()  # 0 ^ c[j]
+    tmp = np.empty_like(h)
+    _mix64_inplace(h, tmp)
+    for i in range(1, size):
+        np.bitwise_xor(h, cp[i : m + i], out=h)
+        _mix64_inplace(h, tmp)
+    return [h[a:b] for a, b in spans]
+
+
+def _zero_size_shingle_hashes(cp: np.ndarray, size: int) -> np.ndarray:
+    if not cp.size:
         return np.zeros(0, dtype=np.uint64)
-    cp = cp32.astype(np.uint64)
-    if len(cp) < size:
-        cp = np.concatenate([cp, np.zeros(size - len(cp), dtype=np.uint64)])
-    h = np.zeros(len(cp) - size + 1, dtype=np.uint64)
-    for i in range(size):
-        h = _mix64_inplace(h ^ cp[i : len(cp) - size + 1 + i])
-    return h
+    return np.zeros(max(len(cp), size) - size + 1, dtype=np.uint64)
 
 
 def bottom_k_sketch(normalized: str, k: int = 128, size: int = 3) -> str:
@@ -123,12 +209,24 @@ def bottom_k_sketch(normalized: str, k: int = 128, size: int = 3) -> str:
 
 def sketch_of_hashes(hashes: np.ndarray, k: int = 128) -> str:
     """The bottom-k sketch of shingle hashes: the ``k`` smallest distinct, as 16-digit hex."""
-    if not hashes.size:
-        return ""
+    return _sketch_of_distinct(_sorted_distinct(hashes), k)
+
+
+def _sorted_distinct(hashes: np.ndarray) -> np.ndarray:
+    """``np.unique(hashes)`` (sorted, distinct), without its fixed overhead."""
     h = np.sort(hashes)
-    distinct = h[np.concatenate(([True], h[1:] != h[:-1]))][:k]
+    if h.size < 2:
+        return h
+    keep = np.empty(h.size, dtype=bool)
+    keep[0] = True
+    np.not_equal(h[1:], h[:-1], out=keep[1:])
+    out: np.ndarray = h[keep]
+    return out
+
+
+def _sketch_of_distinct(distinct: np.ndarray, k: int) -> str:
     # Big-endian bytes in hex are exactly f"{x:016x}" per value, in one call.
-    return distinct.astype(">u8").tobytes().hex()
+    return distinct[:k].astype(">u8").tobytes().hex()
 
 
 def sketch_jaccard(a: str, b: str, k: int = 128) -> float:
@@ -189,27 +287,78 @@ def term_ids(folded: str, folded_cp: np.ndarray | None = None) -> np.ndarray:
     are hashed (cached). ``tests/unit/test_fingerprint_similarity.py`` pins it to the
     term-by-term definition.
     """
-    cp = (codepoints(folded) if folded_cp is None else folded_cp).astype(np.int64)
-    if not cp.size:
-        return np.zeros(0, dtype=np.uint64)
-    cjk = (
-        ((cp >= 0x3400) & (cp <= 0x4DBF))
-        | ((cp >= 0x4E00) & (cp <= 0x9FFF))
-        | ((cp >= 0xF900) & (cp <= 0xFAFF))
-    )
-    latin = ((cp >= 0x61) & (cp <= 0x7A)) | ((cp >= 0x30) & (cp <= 0x39))
-    starts = np.flatnonzero(latin & ~np.concatenate(([False], latin[:-1])))
-    ends = np.flatnonzero(latin & ~np.concatenate((latin[1:], [False]))) + 1
-    ids = cp.astype(np.uint64)
-    if starts.size:
-        ids[starts] = np.array(
-            [_hash64(folded[a:b]) for a, b in zip(starts.tolist(), ends.tolist(), strict=True)],
-            dtype=np.uint64,
-        )
-    keep = cjk.copy()
-    keep[starts] = True
-    out: np.ndarray = ids[keep]
+    cp = codepoints(folded) if folded_cp is None else folded_cp
+    cls = char_classes(cp)
+    latin = cls == _IS_LATIN
+    return _term_ids(cp, cls == _IS_CJK, latin, latin_runs(cp, latin))
+
+
+# Character classes of folded text, by code point: what normalization keeps, and how.
+_DROPPED, _LATIN, _CJK = 0, 1, 2
+_CLASS_TABLE = np.where(CJK_TABLE, _CJK, np.where(LATIN_TABLE, _LATIN, _DROPPED)).astype(np.uint8)
+_CLASS_TABLE.setflags(write=False)
+assert not _CLASS_TABLE[0xFFFF]  # so that every code point above the BMP maps to _DROPPED
+_IS_LATIN, _IS_CJK = _const(_LATIN, np.uint8), _const(_CJK, np.uint8)
+
+
+def char_classes(cp: np.ndarray) -> np.ndarray:
+    """Per code point: 1 for a-z and 0-9, 2 for a CJK ideograph, 0 for the rest (dropped)."""
+    # mode="clip" reads every code point above the BMP as U+FFFF, which is dropped.
+    out: np.ndarray = _CLASS_TABLE.take(cp, mode="clip")
     return out
+
+
+_SPACE = _const(0x20, np.uint32)
+
+
+def latin_runs(cp: np.ndarray, latin: np.ndarray) -> list[str]:
+    """The Latin/digit runs (``re.findall("[a-z0-9]+", text)``) of the text of code
+    points ``cp``, given its Latin mask (``cp`` in a-z or 0-9), in order.
+
+    Every other code point becomes a space and ``str.split`` cuts the runs: an ASCII
+    string throughout, and several times faster than the regular expression.
+    """
+    if not latin.any():
+        return []
+    ascii_bytes = np.where(latin, cp, _SPACE).astype(np.uint8).tobytes()
+    return ascii_bytes.decode("ascii").split()
+
+
+def _term_ids(cp: np.ndarray, cjk: np.ndarray, latin: np.ndarray, words: list[str]) -> np.ndarray:
+    """:func:`term_ids` from the code points, their CJK and Latin masks and the Latin/digit
+    runs (:func:`latin_runs`)."""
+    if not words:
+        out: np.ndarray = cp[cjk].astype(np.uint64)
+        return out
+    # A term starts at every CJK character and at the first character of every run.
+    starts = np.empty(len(cp), dtype=bool)
+    starts[0] = latin[0]
+    np.greater(latin[1:], latin[:-1], out=starts[1:])
+    keep = starts | cjk
+    ids: np.ndarray = cp[keep].astype(np.uint64)
+    ids[starts[keep]] = _run_ids(words)
+    return ids
+
+
+_RUN_IDS: dict[str, int] = {}
+_RUN_IDS_MAX = 1 << 18
+
+
+def _run_ids(words: list[str]) -> np.ndarray:
+    """``_hash64`` of each word, from a cache (words repeat across a day's documents)."""
+    cache = _RUN_IDS
+    try:
+        return np.fromiter(map(cache.__getitem__, words), dtype=np.uint64, count=len(words))
+    except KeyError:  # a new word: hash the missing ones
+        if len(cache) > _RUN_IDS_MAX:
+            cache.clear()
+        ids = []
+        for w in words:
+            h = cache.get(w)
+            if h is None:
+                h = cache[w] = _blake64(w)
+            ids.append(h)
+        return np.array(ids, dtype=np.uint64)
 
 
 def term_shingle_hashes(
@@ -225,7 +374,7 @@ def term_shingle_hashes(
 
 
 # Fixed seeds of the MinHash functions: the same signature in every process and day.
-_MINHASH_CHUNK = 8192
+_MINHASH_CELLS = 1 << 15  # hashes × functions mixed at once (256 KiB per array: fits L2)
 
 
 @lru_cache(maxsize=8)
@@ -241,15 +390,47 @@ def minhash_signature(hashes: np.ndarray, n: int) -> np.ndarray:
     Function i is ``mix64(h ^ seed_i)``; its minimum over the set is value i. Two sets
     agree on value i with probability equal to their Jaccard similarity.
     """
-    distinct = np.unique(hashes)
-    if not distinct.size:
+    return _minhash_of_distinct(_sorted_distinct(hashes), n)
+
+
+@lru_cache(maxsize=8)
+def _premixed_seeds(n: int) -> np.ndarray:
+    """``s ^ (s >> 30)`` of each seed, as a column: the seed's half of mix64's first step."""
+    s = _minhash_seeds(n)
+    out: np.ndarray = (s ^ (s >> _S30)).reshape(n, 1)
+    out.setflags(write=False)
+    return out
+
+
+def _minhash_of_distinct(distinct: np.ndarray, n: int) -> np.ndarray:
+    """:func:`minhash_signature` of distinct hashes (in any order).
+
+    mix64's first step is ``y ^ (y >> 30)``, and for ``y = h ^ s`` that is
+    ``(h ^ (h >> 30)) ^ (s ^ (s >> 30))`` (a logical shift distributes over xor): each
+    half is computed once, per hash and per seed, and the rest of mix64 runs on an
+    ``n × len(distinct)`` array whose rows (one per function) are reduced along memory.
+    """
+    if not distinct.size or n == 0:
         return np.zeros(0, dtype=np.uint64)
-    seeds = _minhash_seeds(n)
-    sig = np.full(n, np.iinfo(np.uint64).max, dtype=np.uint64)
-    for start in range(0, distinct.size, _MINHASH_CHUNK):  # bounded memory on huge pages
-        chunk = distinct[start : start + _MINHASH_CHUNK]
-        mixed = _mix64_inplace(chunk[:, None] ^ seeds[None, :])
-        np.minimum(sig, mixed.min(axis=0), out=sig)
+    seeds = _premixed_seeds(n)
+    a = np.right_shift(distinct, _S30)
+    np.bitwise_xor(a, distinct, out=a)
+    sig = np.empty(n, dtype=np.uint64)
+    step = max(1, _MINHASH_CELLS // n)  # bounded memory on huge pages
+    if step < a.size:
+        sig.fill(np.iinfo(np.uint64).max)
+    for start in range(0, a.size, step):
+        z = seeds ^ a[start : start + step]
+        np.multiply(z, _M1, out=z)
+        tmp = np.right_shift(z, _S27)
+        np.bitwise_xor(z, tmp, out=z)
+        np.multiply(z, _M2, out=z)
+        np.right_shift(z, _S31, out=tmp)
+        np.bitwise_xor(z, tmp, out=z)
+        if step >= a.size:
+            np.min(z, axis=1, out=sig)
+        else:
+            np.minimum(sig, z.min(axis=1), out=sig)
     return sig
 
 
@@ -258,13 +439,26 @@ def lsh_band_keys(hashes: np.ndarray, bands: int, rows: int) -> list[str]:
     of ``rows`` values, each band hashed into one key (hex, then the band number, so
     keys spread evenly over the key space). Two sets of Jaccard ``s`` share at least one
     key with probability ``1 - (1 - s**rows) ** bands`` (docs/algorithm.md#lsh)."""
-    sig = minhash_signature(hashes, bands * rows)
+    return _band_keys_of_signature(minhash_signature(hashes, bands * rows), bands, rows)
+
+
+@lru_cache(maxsize=8)
+def _band_suffixes(bands: int) -> tuple[str, ...]:
+    return tuple(f".{i}" for i in range(bands))
+
+
+def _band_keys_of_signature(sig: np.ndarray, bands: int, rows: int) -> list[str]:
     if not sig.size:
         return []
-    h = np.zeros(bands, dtype=np.uint64)
-    for col in sig.reshape(bands, rows).T:
-        h = _mix64_inplace(h ^ col)
-    return [f"{v:016x}.{i}" for i, v in enumerate(h.tolist())]
+    cols = sig.reshape(bands, rows).T
+    h = cols[0].copy()  # 0 ^ col
+    tmp = np.empty_like(h)
+    _mix64_inplace(h, tmp)
+    for col in cols[1:]:
+        np.bitwise_xor(h, col, out=h)
+        _mix64_inplace(h, tmp)
+    hx = h.astype(">u8").tobytes().hex()  # f"{v:016x}" of each value, end to end
+    return [hx[16 * i : 16 * i + 16] + sfx for i, sfx in enumerate(_band_suffixes(bands))]
 
 
 def hamming64(a: int, b: int) -> int:
@@ -278,14 +472,19 @@ def block_keys(h: int, max_distance: int) -> list[str]:
     the distance agree on at least one whole block (pigeonhole). A key is the block's
     bits in hex, then the block number, so keys spread evenly over the key space.
     """
+    return [f"{(h >> at) & mask:0{digits}x}.{i}" for at, mask, digits, i in _blocks(max_distance)]
+
+
+@lru_cache(maxsize=16)
+def _blocks(max_distance: int) -> tuple[tuple[int, int, int, int], ...]:
+    """The blocks of :func:`block_keys`: first bit, mask, hex digits, block number."""
     n = max_distance + 1
     bounds = [round(i * 64 / n) for i in range(n + 1)]
-    keys = []
+    out = []
     for i in range(n):
         width = bounds[i + 1] - bounds[i]
-        block = (h >> bounds[i]) & ((1 << width) - 1)
-        keys.append(f"{block:0{(width + 3) // 4}x}.{i}")
-    return keys
+        out.append((bounds[i], (1 << width) - 1, (width + 3) // 4, i))
+    return tuple(out)
 
 
 def shingles(normalized: str, size: int = 3) -> dict[str, int]:
@@ -326,6 +525,10 @@ def document_simhash(text: str, tf: Mapping[str, int], cfg: SimhashConfig) -> in
     return simhash64(tf)
 
 
+_DEFAULT_SIMHASH = SimhashConfig()
+_DEFAULT_LSH = LshConfig()
+
+
 def fingerprint(
     title: str,
     content: str,
@@ -333,36 +536,66 @@ def fingerprint(
     sh: SimhashConfig | None = None,
     lsh: LshConfig | None = None,
 ) -> Fingerprints:
-    """All fingerprints of one article."""
-    sh = sh or SimhashConfig()
-    lsh = lsh or LshConfig()
+    """All fingerprints of one article.
+
+    One pass over the code points of the folded text: their classes give the normalized
+    text, the cosine's terms and their ids; both kinds of shingle hashes are computed in
+    one set of numpy calls, and the sorted distinct term-shingle hashes serve both the
+    sketch and the MinHash signature. ``tests/unit/test_fingerprint_speed_identity.py``
+    pins every field to the plain step-by-step definitions.
+    """
+    sh = sh or _DEFAULT_SIMHASH
+    lsh = lsh or _DEFAULT_LSH
     folded = fold(content)
     folded_cp = codepoints(folded)
-    text_cp = normalize_codepoints(folded_cp)
+    cls = char_classes(folded_cp)
+    text_cp = folded_cp[cls.astype(bool)]
     text = from_codepoints(text_cp)
     ntitle = normalize_title(title, cfg.title_noise_words)
+    latin = cls == _IS_LATIN
+    cjk = cls == _IS_CJK
+    words = latin_runs(folded_cp, latin)
     if cfg.tokenizer == "char":
-        tf = char_term_frequencies(folded, folded_cp)
+        tf = cjk_term_frequencies(folded_cp[cjk])
+        if words:
+            tf.update(Counter(words))
     else:
         tf = term_frequencies(folded, cfg.tokenizer)
-    hashes = codepoint_shingle_hashes(text_cp, sh.shingle_size)
-    # Term shingles: the sketch (Jaccard, containment) and the LSH band keys.
-    shingled = term_shingle_hashes(folded, lsh.shingle_terms, folded_cp)
+    ids = _term_ids(folded_cp, cjk, latin, words)
+    # Character shingles (the SimHash) and term shingles (the sketch: Jaccard, containment;
+    # and the LSH band keys).
+    simhash_shingles = bool(text) and sh.features == "shingles"
+    if simhash_shingles and sh.shingle_size == lsh.shingle_terms:
+        hashes, shingled = _shingle_hashes_of_runs((text_cp, ids), lsh.shingle_terms)
+    else:
+        (shingled,) = _shingle_hashes_of_runs((ids,), lsh.shingle_terms)
+        if simhash_shingles:
+            (hashes,) = _shingle_hashes_of_runs((text_cp,), sh.shingle_size)
     if not text:
         simhash = 0
-    elif sh.features == "shingles":
+    elif simhash_shingles:
         simhash = _simhash_of_hashes(hashes)
     else:
         simhash = document_simhash(text, tf, sh)
+    distinct = _sorted_distinct(shingled)
+    content_key: str | None = None
+    head_key: str | None = None
+    tail_key: str | None = None
+    if text:
+        content_key = md5_hex(text)
+        head_key = md5_hex(text[: cfg.head_chars])
+        tail_key = md5_hex(text[-cfg.tail_chars :])
     return Fingerprints(
         title_key=md5_hex(ntitle) if len(ntitle) >= cfg.min_title_chars else None,
-        content_key=md5_hex(text) if text else None,
-        head_key=md5_hex(text[: cfg.head_chars]) if text else None,
-        tail_key=md5_hex(text[-cfg.tail_chars :]) if text else None,
+        content_key=content_key,
+        head_key=head_key,
+        tail_key=tail_key,
         simhash=simhash,
         simhash_keys=block_keys(simhash, sh.max_distance) if len(text) >= sh.min_chars else [],
-        lsh_keys=lsh_band_keys(shingled, lsh.bands, lsh.rows),
-        sketch=sketch_of_hashes(shingled, sh.sketch_size),
+        lsh_keys=_band_keys_of_signature(
+            _minhash_of_distinct(distinct, lsh.bands * lsh.rows), lsh.bands, lsh.rows
+        ),
+        sketch=_sketch_of_distinct(distinct, sh.sketch_size),
         tf=tf,
         normalized_length=len(text),
     )
