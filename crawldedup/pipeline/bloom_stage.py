@@ -33,7 +33,9 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pyarrow as pa
 from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import functions as F
 
 from crawldedup.config import Config
 from crawldedup.core.bloom import (
@@ -146,29 +148,37 @@ def or_keys_into_blocks(store: Store, cfg: Config, rule: Rule, index: int, keys:
 
 def add_day_keys(ctx: DayContext, keys: DataFrame) -> int:
     """OR the (rule, key) rows of ``keys`` (the postings the day is about to write) into
-    the stored blocks, one task per (rule, key range); returns how many keys went in.
-    Runs before the postings are written, so no block ever lacks a key of the index."""
+    the stored blocks, all of a (rule, key range) in one task; returns how many distinct
+    keys went in. Runs before the postings are written, so no block ever lacks a key of
+    the index. The keys travel as Arrow batches, each block is read and written once."""
     cfg, store_url = ctx.cfg, ctx.store
     lows = [lo for lo, _ in key_ranges(cfg.bloom.scan_splits)]
     n_tasks = max(1, len(enabled(cfg.cascade.rules)) * len(lows))
 
-    def write(
-        group: tuple[tuple[str, int], Iterable[str]],
-    ) -> int:
-        (rule, index), found = group
-        batch = sorted(set(found))
-        with open_store(store_url) as store:
-            or_keys_into_blocks(store, cfg, Rule(rule), index, batch)
-        return len(batch)
+    def with_range(batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        for b in batches:
+            ranges = [range_of(k, lows) for k in b.column("key").to_pylist()]
+            yield pa.RecordBatch.from_arrays(
+                [b.column("rule"), pa.array(ranges, pa.int32()), b.column("key")],
+                names=["rule", "range", "key"],
+            )
 
-    return int(
-        keys.select("rule", "key")
-        .distinct()
-        .rdd.map(lambda r: ((r["rule"], range_of(r["key"], lows)), r["key"]))
-        .groupByKey(n_tasks)
-        .map(write)
-        .sum()
-    )
+    def write(batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        found: dict[tuple[str, int], set[str]] = {}
+        for b in batches:
+            columns = (b.column(c).to_pylist() for c in ("rule", "range", "key"))
+            for rule, index, key in zip(*columns, strict=True):
+                found.setdefault((rule, index), set()).add(key)
+        if found:
+            with open_store(store_url) as store:
+                for (rule, index), batch in sorted(found.items()):
+                    or_keys_into_blocks(store, cfg, Rule(rule), index, sorted(batch))
+        yield pa.RecordBatch.from_pydict({"n": [sum(len(v) for v in found.values())]})
+
+    ranged = keys.select("rule", "key").mapInArrow(with_range, "rule string, range int, key string")
+    # One partition holds every key of a block: no two tasks rewrite the same block.
+    written = ranged.repartition(n_tasks, "rule", "range").mapInArrow(write, "n long")
+    return int(written.agg(F.sum("n")).collect()[0][0] or 0)
 
 
 def _write_part(root: str, rule: str, index: int, data: bytes) -> None:

@@ -24,7 +24,7 @@ from crawldedup.pipeline.bloom_stage import add_day_keys
 from crawldedup.pipeline.candidates_stage import explode_keys, rank_within_day
 from crawldedup.pipeline.components import connected_components
 from crawldedup.pipeline.context import DayContext, timed
-from crawldedup.pipeline.store_batches import store_batches
+from crawldedup.pipeline.store_batches import store_batches, write_partitions
 from crawldedup.rules import RULES, Rule, enabled
 from crawldedup.store import Store, StoreStats, open_store
 from crawldedup.store.schema import (
@@ -166,7 +166,7 @@ def _resolve_groups_in_spark(
     return group_map, canon
 
 
-def _put_canon_cells(store: Store, batch: list[Row]) -> None:
+def _put_canon_cells(store: Store, batch: list[dict[str, Any]]) -> None:
     store.put(
         "groups",
         {
@@ -265,7 +265,7 @@ def postings_to_write(
     )
 
 
-def _put_postings(store: Store, batch: list[Row], day: str) -> None:
+def _put_postings(store: Store, batch: list[dict[str, Any]], day: str) -> None:
     pending: dict[str, dict[str, dict[str, bytes]]] = {}
     for r in batch:
         rule = Rule(r["rule"])
@@ -276,14 +276,14 @@ def _put_postings(store: Store, batch: list[Row], day: str) -> None:
         store.put(table, cells)
 
 
-def _put_host_lines(store: Store, batch: list[Row], day: str) -> None:
+def _put_host_lines(store: Store, batch: list[dict[str, Any]], day: str) -> None:
     cell = f"d:{day}"
     store.put(
         "host_lines", {f"{r['host']}|{r['line']}": {cell: str(r["pages"]).encode()} for r in batch}
     )
 
 
-def _put_docs(store: Store, batch: list[Row], day: str) -> None:
+def _put_docs(store: Store, batch: list[dict[str, Any]], day: str) -> None:
     """Document rows, verdicts and group memberships of a batch of documents."""
     docs_rows: dict[str, dict[str, bytes]] = {}
     verdicts: dict[str, dict[str, bytes]] = {}
@@ -383,33 +383,25 @@ def run(spark: SparkSession, ctx: DayContext) -> dict[str, Any]:
             stats["bloom_keys_added"] = add_day_keys(ctx, postings)
         sc = spark.sparkContext
         counters = {n: sc.accumulator(0) for n in StoreStats().as_dict()}
-        # The writes yield nothing: collect() only runs them.
-        postings.rdd.mapPartitions(
-            lambda it: store_batches(
-                it, store_url, batch, lambda s, b: _put_postings(s, b, day), counters
-            )
-        ).collect()
-        full.rdd.mapPartitions(
-            lambda it: store_batches(
-                it, store_url, batch, lambda s, b: _put_docs(s, b, day), counters
-            )
-        ).collect()
+        stats["postings_written"] = write_partitions(
+            postings, store_url, batch, lambda s, b: _put_postings(s, b, day), counters
+        )
+        write_partitions(full, store_url, batch, lambda s, b: _put_docs(s, b, day), counters)
         lines_path = ctx.work / "host_lines"
         if cfg.boilerplate.enabled and lines_path.exists():
             # The day's page counts per (host, line): later days' boilerplate counts.
-            spark.read.parquet(str(lines_path)).rdd.mapPartitions(
-                lambda it: store_batches(
-                    it, store_url, batch, lambda s, b: _put_host_lines(s, b, day), counters
-                )
-            ).collect()
+            write_partitions(
+                spark.read.parquet(str(lines_path)),
+                store_url,
+                batch,
+                lambda s, b: _put_host_lines(s, b, day),
+                counters,
+            )
         canon_rows = spark.read.parquet(ctx.path("canon_cells"))
         # Left out of stats["store"] (it never counted them): a few cells a day.
-        canon_rows.rdd.mapPartitions(
-            lambda it: store_batches(it, store_url, batch, _put_canon_cells)
-        ).collect()
+        write_partitions(canon_rows, store_url, batch, _put_canon_cells)
         stats["store"] = {n: a.value for n, a in counters.items()}
         if cfg.output.delete_list:
             stats["delete_list"] = write_delete_list(ctx, full)
-        stats["postings_written"] = postings.count()
     ctx.write_stats("publish", stats)
     return stats
