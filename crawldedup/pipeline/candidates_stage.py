@@ -327,13 +327,18 @@ def probe_earlier_days(
 
 
 def earliest_per_rule(cands: DataFrame, cap: int) -> DataFrame:
-    """At most ``cap`` candidates per (document, rule): the earliest ones."""
+    """At most ``cap`` candidates per (document, rule): the earliest ones.
+
+    A candidate found under several keys of a rule (LSH bands) is one row per key
+    here; ranking (fetched_at, id) densely counts it once, and the repeats are dropped
+    within the partitions the ranking made: one shuffle, not two.
+    """
     w = Window.partitionBy("id", "rule").orderBy("cand_fetched_at", "cand_id")
     return (
-        cands.dropDuplicates(["id", "rule", "cand_id"])
-        .withColumn("_n", F.row_number().over(w))
+        cands.withColumn("_n", F.dense_rank().over(w))
         .filter(F.col("_n") <= cap)
         .drop("_n")
+        .dropDuplicates(["id", "rule", "cand_id"])
     )
 
 

@@ -281,9 +281,28 @@ def remove_boilerplate(
     stats = {"hosts": len(boiler), "lines": sum(len(v) for v in boiler.values())}
     if not boiler:
         return docs, stats
+    # Only the pages holding a boilerplate line of their host go through Python; the
+    # others (most) stay in the JVM.
+    pairs = spark.createDataFrame(
+        [(h, line) for h, lines in boiler.items() for line in sorted(lines)],
+        "host string, line string",
+    )
+    touched = (
+        docs.select("id", "host", F.explode("line_keys").alias("line"))
+        .join(F.broadcast(pairs), ["host", "line"])
+        .select("id")
+        .distinct()
+    )
+    touched = F.broadcast(touched)  # ids only, never the wide rows, are moved
     shared = spark.sparkContext.broadcast(boiler)
-    cleaned = docs.mapInArrow(lambda it: _refingerprint(it, shared.value, cfg), docs.schema)
-    return cleaned, stats
+    # (A join USING id puts id first: back to the documents' column order.)
+    redone = (
+        docs.join(touched, "id", "left_semi")
+        .select(*docs.columns)
+        .mapInArrow(lambda it: _refingerprint(it, shared.value, cfg), docs.schema)
+    )
+    kept = docs.join(touched, "id", "left_anti").select(*docs.columns)
+    return kept.unionByName(redone), stats
 
 
 def _private_dir(folder: Path) -> None:
