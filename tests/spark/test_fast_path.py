@@ -1,4 +1,4 @@
-"""The fast path equals the definitions on real stage output.
+"""The fast path equals the definitions, and the slow path, on real stage output.
 
 Two sample days run by the stages (the session's embedded reference): every pair the
 similarity stage scored in Arrow batches has, bit for bit, the measures the per-pair
@@ -9,6 +9,7 @@ document has the verdict ``crawldedup.core.cascade.decide`` gives on its candida
 from __future__ import annotations
 
 from collections import defaultdict
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -107,3 +108,38 @@ def test_sql_decisions_equal_the_cascade_definition(embedded_sample_days: Embedd
             assert got == want, r.id
             dups += r.verdict == "duplicate"
         assert dups > 10
+
+
+def test_pairs_of_ids_give_the_verdicts_of_the_joined_path(
+    spark: Any,
+    sample_crawl: Path,
+    embedded_sample_days: EmbeddedDays,
+    tmp_path: Path,
+) -> None:
+    """The default path (pairs of ids, sides read once, no cosine) against the joined
+    path (both sides' vectors on every pair, ``cascade.score_cosine``): the same days
+    give the same scores but the cosine, and the same verdicts, document by document."""
+    from crawldedup.pipeline.context import DayContext
+    from crawldedup.pipeline.stages import run_day
+
+    e, home = embedded_sample_days, tmp_path / "joined"
+    cfg = Config().replace(
+        store_url=f"sqlite:///{home / 'store.db'}", **{"cascade.score_cosine": True}
+    )
+    for day in e.days:
+        run_day(
+            spark, DayContext(day=day, home=home, cfg=cfg, input_dir=sample_crawl / f"dt={day}")
+        )
+    joined = EmbeddedDays(home, cfg.store_url, e.days)
+    keys = ["id", "cand_id"]
+    for day in e.days:
+        fast = _frame(e, day, "scores").sort_values(keys).reset_index(drop=True)
+        slow = _frame(joined, day, "scores").sort_values(keys).reset_index(drop=True)
+        assert fast["similarity"].isna().all() and slow["similarity"].notna().all()
+        pd.testing.assert_frame_equal(
+            fast.drop(columns="similarity"), slow.drop(columns="similarity")
+        )
+        fast_v = _frame(e, day, "decisions").sort_values("id").reset_index(drop=True)
+        slow_v = _frame(joined, day, "decisions").sort_values("id").reset_index(drop=True)
+        pd.testing.assert_frame_equal(fast_v, slow_v)
+        assert (fast_v["verdict"] == "duplicate").sum() > 10
