@@ -586,6 +586,11 @@ def print_tables(rows: list[dict[str, Any]]) -> None:
                     ]
                 )
             )
+    print_peers(rows)
+
+
+def print_peers(rows: list[dict[str, Any]]) -> None:
+    """The in-process fingerprint rate, crawldedup's wall time, the peers' and the ratio."""
     print()
     print(
         _row(
@@ -594,10 +599,12 @@ def print_tables(rows: list[dict[str, Any]]) -> None:
                 "fingerprint docs/CPU s, in process (B/doc)",
                 "crawldedup wall s",
                 *quality_peer_names(rows),
+                "crawldedup / minhash-lsh@0.8",
             ]
         )
     )
-    print(_row(["---"] * (3 + len(quality_peer_names(rows)))))
+    peer_names = quality_peer_names(rows)
+    print(_row(["---"] * (4 + len(peer_names))))
     for r in rows:
         if "fingerprint_docs_per_cpu_s" not in r:
             continue  # a baseline's row
@@ -608,7 +615,11 @@ def print_tables(rows: list[dict[str, Any]]) -> None:
                     r["docs"],
                     f"{r['fingerprint_docs_per_cpu_s']:.0f} ({r['mean_doc_bytes']:.0f})",
                     f"{r['wall_s']:.1f}",
-                    *[f"{v:.1f}" for v in peers_s.values()],
+                    *([f"{v:.1f}" for v in peers_s.values()] or ["-"] * len(peer_names)),
+                    # the peer ratio: how many times datasketch's wall time (the target: 1/3)
+                    f"{r['wall_s'] / peers_s['minhash-lsh@0.8']:.1f}x"
+                    if peers_s.get("minhash-lsh@0.8")
+                    else "-",
                 ]
             )
         )
