@@ -51,19 +51,9 @@ def sketches_from_bytes(blobs: list[bytes | None]) -> Ragged:
     return Ragged(np.frombuffer(joined, dtype=">u8").astype(np.uint64), offsets)
 
 
-def sketch_sizes(s: Ragged, k: int) -> np.ndarray:
-    """The distinct-shingle count each sketch stands for (``sketch_set_size``)."""
-    n = s.lengths
-    sizes = n.astype(np.float64)
-    full = n >= k
-    if full.any():
-        last = s.values[s.offsets[1:][full] - 1].astype(np.float64)
-        sizes[full] = (k - 1) / ((last + 1.0) / 2.0**64)
-    return sizes
-
-
 def _padded_sizes(v: np.ndarray, lengths: np.ndarray, k: int) -> np.ndarray:
-    """:func:`sketch_sizes` of sketches laid out as (n, width) rows."""
+    """The distinct-shingle count each sketch (rows laid out by :func:`padded`) stands
+    for: ``sketch_set_size`` of every row."""
     sizes = lengths.astype(np.float64)
     full = lengths >= k
     if full.any():

@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
-import pyarrow.compute as pc
 from pyspark.sql import DataFrame, Row, SparkSession, Window
 from pyspark.sql import functions as F
 from pyspark.sql.pandas.types import to_arrow_schema
@@ -214,33 +213,17 @@ def _earlier_line_counts(
 def _refingerprint(
     batches: Iterator[pa.RecordBatch], boiler: dict[str, frozenset[str]], cfg: Config
 ) -> Iterator[pa.RecordBatch]:
-    """Documents holding their host's boilerplate lines, fingerprinted without them.
-
-    Only those rows become Python objects; the others pass through as Arrow (the
-    output's row order does not matter).
-    """
+    """Documents holding their host's boilerplate lines (the caller's join picks only
+    those), fingerprinted without them."""
     bp = cfg.boilerplate
     for batch in batches:
-        hosts = batch.column("host").to_pylist()
-        line_keys = batch.column("line_keys").to_pylist()
-        none: frozenset[str] = frozenset()
-        touched = [
-            not boiler.get(h or "", none).isdisjoint(keys or ())
-            for h, keys in zip(hosts, line_keys, strict=True)
-        ]
-        if not any(touched):
-            yield batch
-            continue
-        mask = pa.array(touched)
-        rows = batch.filter(mask).to_pylist()
+        rows = batch.to_pylist()
         for row in rows:
             lines = boiler[row["host"] or ""]
             cleaned = strip_boilerplate(row["text"], lines, bp.min_line_chars, bp.max_removed_share)
             if cleaned is not None:
                 row.update(fingerprint_fields(row["title"], cleaned, cfg))
         yield pa.RecordBatch.from_pylist(rows, schema=batch.schema)
-        if not all(touched):
-            yield batch.filter(pc.invert(mask))
 
 
 def remove_boilerplate(

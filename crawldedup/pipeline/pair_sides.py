@@ -105,8 +105,8 @@ def sides_of(today: pa.Table, earlier: pa.Table, k: int) -> Sides:
 
 def _stamp(folder: str) -> tuple[str, tuple[tuple[str, int, int], ...]]:
     """A folder's identity for the cache: its files' names, mtimes and sizes."""
-    files = sorted(os.scandir(folder), key=lambda e: e.name)
-    return folder, tuple((e.name, e.stat().st_mtime_ns, e.stat().st_size) for e in files)
+    stats = sorted((e.name, e.stat()) for e in os.scandir(folder))
+    return folder, tuple((name, st.st_mtime_ns, st.st_size) for name, st in stats)
 
 
 _CACHE: dict[tuple[object, ...], Sides] = {}
