@@ -224,3 +224,58 @@ def test_dag_file_is_only_orchestration() -> None:
     for forbidden in ("Variable.get", "open_store", "happybase", "import pyspark", "from pyspark"):
         assert forbidden not in text, forbidden
     assert Path(DAGS / "crawl_dedup_daily.py").is_file()
+
+
+# The spark-submit command each Spark task would run, built by the provider's own hook
+# from the rendered task and the spark_default connection (nothing is submitted). The
+# DAG run on a real cluster is tests/cluster/test_dag_on_cluster.py (make test-all).
+COMMANDS = r"""
+import json, sys
+from airflow.dag_processing.dagbag import DagBag
+dag = DagBag(dag_folder=sys.argv[1]).dags[sys.argv[2]]
+class TI:
+    def xcom_pull(self, task_ids):
+        return {"crawl_date": "2026-11-02", "input": "/c/dt=2026-11-02", "home": "/h",
+                "store": "sqlite:////h/store.db", "store_source": "test",
+                "topics_library": None, "config": None}
+ctx = {"params": {k: dag.params[k] for k in dag.params}, "ti": TI()}
+env = dag.get_template_env()
+out = {}
+for t in dag.tasks:
+    if hasattr(t, "application_args"):
+        t.conf = t.render_template(t.conf, ctx, jinja_env=env)
+        t.application_args = t.render_template(t.application_args, ctx, jinja_env=env)
+        out[t.task_id] = t._get_hook()._build_spark_submit_command(t.application)
+print("RESULT " + json.dumps(out))
+"""
+
+
+def _commands(tmp_path: Path, **extra: str) -> dict[str, list[str]]:
+    env = airflow_env(tmp_path / "airflow", **extra)
+    return run_child(COMMANDS, env, str(DAGS), DAG_ID)
+
+
+def _flag(cmd: list[str], name: str) -> str | None:
+    return cmd[cmd.index(name) + 1] if name in cmd else None
+
+
+def test_spark_default_alone_moves_every_stage_to_a_cluster(tmp_path: Path) -> None:
+    local = _commands(tmp_path / "local")
+    cluster_conn = {"conn_type": "spark", "host": "spark://10.1.2.3", "port": 7077}
+    on_cluster = _commands(
+        tmp_path / "cluster",
+        AIRFLOW_CONN_SPARK_DEFAULT=json.dumps(cluster_conn),
+        CRAWLDEDUP_PY_FILES="/opt/dist/crawldedup-1.0.zip",
+    )
+    assert set(local) == set(on_cluster) == {*SPARK_STAGES, "relevance"}
+    for stage, cmd in on_cluster.items():
+        assert _flag(local[stage], "--master") == "local[*]", local[stage]
+        assert _flag(cmd, "--master") == "spark://10.1.2.3:7077", cmd
+        assert _flag(cmd, "--py-files") == "/opt/dist/crawldedup-1.0.zip", cmd
+        assert _flag(local[stage], "--py-files") is None, local[stage]
+        assert _flag(cmd, "--name") == f"crawldedup-{stage}"
+        # The rest of the command (job, day, store, conf) does not depend on the cluster.
+        job = str(ROOT / "jobs" / f"{stage}.py")
+        assert cmd[cmd.index(job) :] == local[stage][local[stage].index(job) :]
+        assert cmd[cmd.index(job) + 1 : cmd.index(job) + 3] == ["--date", "2026-11-02"]
+        assert _flag(cmd, "--conf") == _flag(local[stage], "--conf")

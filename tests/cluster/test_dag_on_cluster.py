@@ -18,10 +18,14 @@ from tests.cli_helpers import verdicts
 from tests.cluster.conftest import master_json
 from tests.hbase_fixtures import HBASE_HOST, HBASE_PORT, drop_prefix, unique_prefix
 
-pytestmark = pytest.mark.hbase
+# make test-all: five spark-submits on the cluster take about 200 s. make test checks the
+# same change through the provider's hook (test_dag_integrity's
+# test_spark_default_alone_moves_every_stage_to_a_cluster) and runs one application on
+# the cluster (test_standalone_cluster's zip probe).
+pytestmark = [pytest.mark.hbase, pytest.mark.exhaustive]
 
-# One day in CI (the cross-day path on the cluster is test_standalone_cluster's); the
-# recorded two-day run: CRAWLDEDUP_TEST_CLUSTER_DAG_DAYS=2.
+# One day (the cross-day path on the cluster is test_standalone_cluster's); the recorded
+# two-day run: CRAWLDEDUP_TEST_CLUSTER_DAG_DAYS=2.
 DAYS = ["2026-11-01", "2026-11-02"][: int(os.environ.get("CRAWLDEDUP_TEST_CLUSTER_DAG_DAYS", "1"))]
 SPARK_TASKS = ("fingerprint", "bloom", "candidates", "similarity", "publish")
 

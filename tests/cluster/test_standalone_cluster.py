@@ -22,8 +22,9 @@ from crawldedup.pipeline.submit import SPARK_STAGES, spark_submit_cmd, submit_da
 from tests.cli_helpers import cli, table_dump, verdicts
 from tests.hbase_fixtures import drop_prefix, hbase_url, unique_prefix
 
-# make test runs one DAG day on the cluster (test_dag_on_cluster); these two go further.
-pytestmark = [pytest.mark.hbase, pytest.mark.exhaustive]
+# make test submits the probe (one application on the cluster); the two days, and the DAG
+# on the cluster (test_dag_on_cluster), run in make test-all.
+pytestmark = pytest.mark.hbase
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
@@ -64,6 +65,7 @@ def test_executors_import_the_shipped_zip_and_run_jieba(
         assert e["words"] == driver["words"] and "北京大学" in e["words"]
 
 
+@pytest.mark.exhaustive
 def test_two_days_on_the_cluster_match_local(
     spark_master: str, project_zip: Path, hbase: str, sample_crawl: Path, tmp_path: Path
 ) -> None:
