@@ -383,10 +383,19 @@ def run(spark: SparkSession, ctx: DayContext) -> dict[str, Any]:
             stats["bloom_keys_added"] = add_day_keys(ctx, postings)
         sc = spark.sparkContext
         counters = {n: sc.accumulator(0) for n in StoreStats().as_dict()}
+        # Each partition's puts in key order (write_partitions): a posting's row is its
+        # key in its rule's table, a document's its id, a line count's host|line.
         stats["postings_written"] = write_partitions(
-            postings, store_url, batch, lambda s, b: _put_postings(s, b, day), counters
+            postings,
+            store_url,
+            batch,
+            lambda s, b: _put_postings(s, b, day),
+            counters,
+            key_order=("rule", "key"),
         )
-        write_partitions(full, store_url, batch, lambda s, b: _put_docs(s, b, day), counters)
+        write_partitions(
+            full, store_url, batch, lambda s, b: _put_docs(s, b, day), counters, key_order=("id",)
+        )
         lines_path = ctx.work / "host_lines"
         if cfg.boilerplate.enabled and lines_path.exists():
             # The day's page counts per (host, line): later days' boilerplate counts.
@@ -396,6 +405,7 @@ def run(spark: SparkSession, ctx: DayContext) -> dict[str, Any]:
                 batch,
                 lambda s, b: _put_host_lines(s, b, day),
                 counters,
+                key_order=(F.concat_ws("|", "host", "line"),),
             )
         canon_rows = spark.read.parquet(ctx.path("canon_cells"))
         # Left out of stats["store"] (it never counted them): a few cells a day.

@@ -114,12 +114,19 @@ def write_partitions(
     batch_size: int,
     per_batch: Callable[[Store, list[dict[str, Any]]], None],
     counters: Mapping[str, Any] | None = None,
+    key_order: Sequence[Any] = (),
 ) -> int:
     """``per_batch(store, rows)`` over every row of the DataFrame ``frame``, run on the
     executors by :func:`store_batches`; returns the number of rows.
 
     The rows leave the JVM as Arrow batches and become plain dicts (``r["name"]`` as
     on a Row) without the per-row pickling of ``DataFrame.rdd``.
+
+    ``key_order``: columns (or expressions) giving the rows' store keys; each partition
+    is sorted by them first, so that its puts arrive in key order. Both stores keep rows
+    sorted by key (SQLite's B-tree, HBase's regions): consecutive keys land on the pages
+    (regions) the previous put touched, where random keys touch a new page each time
+    (``benchmarks/store_backends.py`` measures the difference).
     """
     import pyarrow as pa
     from pyspark.sql import functions as F
@@ -136,5 +143,7 @@ def write_partitions(
             pass  # the batch functions only write
         yield pa.RecordBatch.from_pydict({"n": [seen[0]]})
 
+    if key_order:
+        frame = frame.sortWithinPartitions(*key_order)
     total = frame.mapInArrow(run, "n long").agg(F.sum("n")).collect()[0][0]
     return int(total or 0)
