@@ -14,6 +14,7 @@ from functools import lru_cache
 import numpy as np
 
 from crawldedup.config import FingerprintConfig, LshConfig, SimhashConfig
+from crawldedup.core.compiled import band_hashes, minhash_values, window_hashes
 from crawldedup.core.normalize import (
     CJK_TABLE,
     LATIN_TABLE,
@@ -153,12 +154,13 @@ def codepoint_shingle_hashes(cp32: np.ndarray, size: int = 3) -> np.ndarray:
 
 
 def _shingle_hashes_of_runs(runs: tuple[np.ndarray, ...], size: int) -> list[np.ndarray]:
-    """:func:`codepoint_shingle_hashes` of each array of ``runs``, in one pass of numpy calls.
+    """:func:`codepoint_shingle_hashes` of each array of ``runs``, in one call of the
+    compiled loop (:func:`crawldedup.core.compiled.window_hashes`).
 
     Window ``j`` hashes as ``mix(...mix(mix(0 ^ c[j]) ^ c[j+1])... ^ c[j+size-1])``; a
     nonempty run shorter than ``size`` is padded with zeros to one window, an empty one
     has none. The runs are laid end to end and hashed together (the windows that straddle
-    two runs are computed and dropped): the numpy calls cost more than the elements.
+    two runs are computed and dropped): one call costs less than one per run.
     """
     if size < 1:  # no character per shingle: the plain definition's all-zero hashes
         return [_zero_size_shingle_hashes(run, size) for run in runs]
@@ -182,13 +184,7 @@ def _shingle_hashes_of_runs(runs: tuple[np.ndarray, ...], size: int) -> list[np.
         cp = parts[0].astype(np.uint64, copy=False)
     else:
         cp = np.concatenate(parts, dtype=np.uint64)
-    m = at - size + 1
-    h = cp[:m].copy()  # 0 ^ c[j]
-    tmp = np.empty_like(h)
-    _mix64_inplace(h, tmp)
-    for i in range(1, size):
-        np.bitwise_xor(h, cp[i : m + i], out=h)
-        _mix64_inplace(h, tmp)
+    h = window_hashes(cp, size)
     return [h[a:b] for a, b in spans]
 
 
@@ -374,9 +370,6 @@ def term_shingle_hashes(
 
 
 # Fixed seeds of the MinHash functions: the same signature in every process and day.
-_MINHASH_CELLS = 1 << 15  # hashes × functions mixed at once (256 KiB per array: fits L2)
-
-
 @lru_cache(maxsize=8)
 def _minhash_seeds(n: int) -> np.ndarray:
     seeds = _mix64(np.arange(1, n + 1, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15))
@@ -395,43 +388,20 @@ def minhash_signature(hashes: np.ndarray, n: int) -> np.ndarray:
 
 @lru_cache(maxsize=8)
 def _premixed_seeds(n: int) -> np.ndarray:
-    """``s ^ (s >> 30)`` of each seed, as a column: the seed's half of mix64's first step."""
+    """``s ^ (s >> 30)`` of each seed: the seed's half of mix64's first step."""
     s = _minhash_seeds(n)
-    out: np.ndarray = (s ^ (s >> _S30)).reshape(n, 1)
+    out: np.ndarray = s ^ (s >> _S30)
     out.setflags(write=False)
     return out
 
 
 def _minhash_of_distinct(distinct: np.ndarray, n: int) -> np.ndarray:
-    """:func:`minhash_signature` of distinct hashes (in any order).
-
-    mix64's first step is ``y ^ (y >> 30)``, and for ``y = h ^ s`` that is
-    ``(h ^ (h >> 30)) ^ (s ^ (s >> 30))`` (a logical shift distributes over xor): each
-    half is computed once, per hash and per seed, and the rest of mix64 runs on an
-    ``n × len(distinct)`` array whose rows (one per function) are reduced along memory.
-    """
+    """:func:`minhash_signature` of distinct hashes (in any order), by the compiled loop
+    of :mod:`crawldedup.core.compiled`."""
     if not distinct.size or n == 0:
         return np.zeros(0, dtype=np.uint64)
-    seeds = _premixed_seeds(n)
-    a = np.right_shift(distinct, _S30)
-    np.bitwise_xor(a, distinct, out=a)
-    sig = np.empty(n, dtype=np.uint64)
-    step = max(1, _MINHASH_CELLS // n)  # bounded memory on huge pages
-    if step < a.size:
-        sig.fill(np.iinfo(np.uint64).max)
-    for start in range(0, a.size, step):
-        z = seeds ^ a[start : start + step]
-        np.multiply(z, _M1, out=z)
-        tmp = np.right_shift(z, _S27)
-        np.bitwise_xor(z, tmp, out=z)
-        np.multiply(z, _M2, out=z)
-        np.right_shift(z, _S31, out=tmp)
-        np.bitwise_xor(z, tmp, out=z)
-        if step >= a.size:
-            np.min(z, axis=1, out=sig)
-        else:
-            np.minimum(sig, z.min(axis=1), out=sig)
-    return sig
+    out: np.ndarray = minhash_values(distinct.astype(np.uint64, copy=False), _premixed_seeds(n))
+    return out
 
 
 def lsh_band_keys(hashes: np.ndarray, bands: int, rows: int) -> list[str]:
@@ -450,14 +420,8 @@ def _band_suffixes(bands: int) -> tuple[str, ...]:
 def _band_keys_of_signature(sig: np.ndarray, bands: int, rows: int) -> list[str]:
     if not sig.size:
         return []
-    cols = sig.reshape(bands, rows).T
-    h = cols[0].copy()  # 0 ^ col
-    tmp = np.empty_like(h)
-    _mix64_inplace(h, tmp)
-    for col in cols[1:]:
-        np.bitwise_xor(h, col, out=h)
-        _mix64_inplace(h, tmp)
-    hx = h.astype(">u8").tobytes().hex()  # f"{v:016x}" of each value, end to end
+    # f"{v:016x}" of each band's hash, end to end.
+    hx = band_hashes(sig, bands, rows).astype(">u8").tobytes().hex()
     return [hx[16 * i : 16 * i + 16] + sfx for i, sfx in enumerate(_band_suffixes(bands))]
 
 
