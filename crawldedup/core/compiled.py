@@ -1,5 +1,6 @@
 """The fingerprint's innermost loops, compiled with numba: MinHash values, shingle-window
-hashes and LSH band hashes, all built on splitmix64's finalizer (``mix64``).
+hashes and LSH band hashes (all built on splitmix64's finalizer, ``mix64``), and the
+SimHash's bit votes.
 
 numpy runs ``mix64(h ^ seed)`` as eight passes over an ``n × len(h)`` array and then
 reduces it; the loops below keep each value in a register (and a running minimum beside
@@ -54,6 +55,23 @@ def band_hashes(signature: np.ndarray, bands: int, rows: int) -> np.ndarray:
         for r in range(rows):
             h = _mix64(h ^ signature[b * rows + r])
         out[b] = h
+    return out
+
+
+@numba.njit(cache=True, nogil=True)
+def bit_majority(hashes: np.ndarray) -> np.uint64:
+    """Bit ``b`` of the result is set iff more than half of ``hashes`` have bit ``b`` set
+    (Charikar's SimHash rule when every feature votes once)."""
+    ones = np.zeros(64, dtype=np.int64)
+    for j in range(hashes.shape[0]):
+        h = hashes[j]
+        for b in range(64):
+            ones[b] += (h >> np.uint64(b)) & np.uint64(1)
+    out = np.uint64(0)
+    n = hashes.shape[0]
+    for b in range(64):
+        if 2 * ones[b] > n:
+            out |= np.uint64(1) << np.uint64(b)
     return out
 
 

@@ -14,7 +14,7 @@ from functools import lru_cache
 import numpy as np
 
 from crawldedup.config import FingerprintConfig, LshConfig, SimhashConfig
-from crawldedup.core.compiled import band_hashes, minhash_values, window_hashes
+from crawldedup.core.compiled import band_hashes, bit_majority, minhash_values, window_hashes
 from crawldedup.core.normalize import (
     CJK_TABLE,
     LATIN_TABLE,
@@ -62,32 +62,12 @@ def _simhash_of_hashes(hashes: np.ndarray, weights: np.ndarray | None = None) ->
 # Below 2**24 votes the float32 count of the general path is exact, so it equals the
 # integer count of _unweighted_simhash; above, the general path (and its rounding) is kept.
 _EXACT_FLOAT32_COUNTS = 1 << 24
-_LANES = 128  # features summed per byte lane (at most 255 fit in a byte)
 
 
 def _unweighted_simhash(hashes: np.ndarray) -> int:
-    """:func:`_simhash_of_hashes` without weights, counting the ones per bit exactly.
-
-    The bits of the hashes, unpacked one byte per bit, are read as uint64 words of eight
-    byte lanes; a tree of additions of half the rows to the other half sums 128 hashes
-    per lane (no carry leaves a lane), then the lanes are summed as integers. Fewer and
-    cheaper passes than casting every bit to float32.
-    """
-    n = hashes.size
-    groups = -(-n // _LANES)
-    if n != groups * _LANES:  # padding with zero hashes adds no ones
-        padded = np.zeros(groups * _LANES, dtype="<u8")
-        padded[:n] = hashes
-        hashes = padded
-    bits = np.unpackbits(hashes.view(np.uint8), bitorder="little")
-    x: np.ndarray = bits.view(np.uint64).reshape(_LANES, groups * 8)
-    half = _LANES // 2
-    x = x[:half] + x[half:]
-    while half > 1:
-        half //= 2
-        np.add(x[:half], x[half : 2 * half], out=x[:half])
-    ones = x[0].view(np.uint8).reshape(groups, 64).sum(axis=0, dtype=np.int64)
-    return int(np.packbits(2 * ones > n, bitorder="little").view("<u8")[0])
+    """:func:`_simhash_of_hashes` without weights, counting the ones per bit exactly (the
+    compiled loop :func:`crawldedup.core.compiled.bit_majority`)."""
+    return int(bit_majority(hashes))
 
 
 def simhash64(features: Mapping[str, int] | Iterable[str]) -> int:
