@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable, Set
+from functools import lru_cache
 
 from crawldedup.core.normalize import normalize_text
 from crawldedup.urls import normalize_url
@@ -23,10 +24,18 @@ def host_of(url: str | None) -> str:
 def line_key(line: str, min_chars: int) -> str | None:
     """A line's key (md5 of its normalized text, 16 hex digits), or None when it has fewer
     than ``min_chars`` normalized characters (too short to say anything)."""
+    return _line_facts(line, min_chars)[1]
+
+
+# Cached: a host's template lines (navigation, related links, copyright) repeat on most
+# of its pages, and each page's lines are keyed twice (counted, then stripped).
+@lru_cache(maxsize=1 << 16)
+def _line_facts(line: str, min_chars: int) -> tuple[int, str | None]:
+    """(normalized length, :func:`line_key`) of a line."""
     norm = normalize_text(line)
     if len(norm) < min_chars:
-        return None
-    return hashlib.md5(norm.encode("utf-8"), usedforsecurity=False).hexdigest()[:16]
+        return len(norm), None
+    return len(norm), hashlib.md5(norm.encode("utf-8"), usedforsecurity=False).hexdigest()[:16]
 
 
 def page_line_keys(text: str, min_chars: int) -> list[str]:
@@ -48,9 +57,8 @@ def strip_boilerplate(
     kept: list[str] = []
     removed = total = 0
     for line in text.splitlines():
-        norm = len(normalize_text(line))
+        norm, key = _line_facts(line, min_chars)
         total += norm
-        key = line_key(line, min_chars)
         if key is not None and key in boilerplate:
             removed += norm
         else:
