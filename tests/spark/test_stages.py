@@ -523,36 +523,52 @@ def _block_bits(ctx: DayContext) -> dict[str, bytes]:
         }
 
 
-def test_stored_bloom_blocks_equal_a_rebuild_from_the_index_and_the_scan_source(
+THREE_DAYS = {
+    **ORIG_AND_COPIES,
+    "2026-11-03": [rec("third", "转载：" + ARTICLE, "2026-11-03T01:00:00Z", "丁")],
+}
+
+
+def _run_three_days(
+    spark: Any, tmp_path: Path, name: str, c: Config
+) -> tuple[list[str], dict[str, dict[str, Any]], DayContext]:
+    """The three days in one home: each day's Bloom source, all verdicts, the last context."""
+    home = tmp_path / name
+    sources, found = [], {}
+    for day, records in THREE_DAYS.items():
+        folder = write_day(tmp_path / name, day, records)
+        ctx = DayContext(day=day, home=home, cfg=c, input_dir=folder)
+        run_all(spark, ctx)
+        sources.append(json.loads((ctx.work / "stats" / "bloom.json").read_text())["source"])
+        found |= verdicts(ctx)
+    return sources, found, ctx
+
+
+def test_stored_bloom_blocks_equal_a_rebuild_from_the_index(
     spark: Any, tmp_path: Path, cfg: Config
 ) -> None:
     """Days OR-ed into the stored blocks give the bits a full rebuild from the index
-    tables gives, and the same verdicts as filters built by scanning every day."""
-    days = {
-        **ORIG_AND_COPIES,
-        "2026-11-03": [rec("third", "转载：" + ARTICLE, "2026-11-03T01:00:00Z", "丁")],
-    }
-    scan = cfg.replace(**{"bloom.source": "scan"})
-    got = {}
-    for name, c in (("blocks", cfg), ("scan", scan)):
-        home = tmp_path / name
-        sources = []
-        for day, records in days.items():
-            ctx = DayContext(
-                day=day, home=home, cfg=c, input_dir=write_day(tmp_path / name, day, records)
-            )
-            run_all(spark, ctx)
-            sources.append(json.loads((ctx.work / "stats" / "bloom.json").read_text())["source"])
-            got[name] = {**got.get(name, {}), **verdicts(ctx)}
-        if name == "blocks":
-            # A new store has no blocks: day 1 builds them (from an empty index), then
-            # every day reads them.
-            assert sources == ["scan", "blocks", "blocks"]
-            stored = _block_bits(ctx)
-            assert len(stored) == len(RULES) * 2 and any(any(b) for b in stored.values())
-            bloom_stage.run(spark, ctx, force_scan=True)  # the repair path
-            assert _block_bits(ctx) == stored
-        else:
-            assert sources == ["scan"] * 3
-    assert got["blocks"] == got["scan"]
-    assert got["blocks"]["third"]["duplicate_of"] == "orig"
+    tables gives, and find the earlier days' copies."""
+    sources, found, ctx = _run_three_days(spark, tmp_path, "blocks", cfg)
+    # A new store has no blocks: day 1 builds them (from an empty index), then every day
+    # reads them.
+    assert sources == ["scan", "blocks", "blocks"]
+    stored = _block_bits(ctx)
+    assert len(stored) == len(RULES) * 2 and any(any(b) for b in stored.values())
+    bloom_stage.run(spark, ctx, force_scan=True)  # the repair path
+    assert _block_bits(ctx) == stored
+    assert found["third"]["duplicate_of"] == "orig"
+    assert found["copy"]["group"] == "orig"
+
+
+@pytest.mark.exhaustive  # six more days: the blocks' bits are make test's
+def test_stored_bloom_blocks_give_the_verdicts_of_filters_scanned_from_the_index(
+    spark: Any, tmp_path: Path, cfg: Config
+) -> None:
+    blocks_sources, from_blocks, _ = _run_three_days(spark, tmp_path, "blocks", cfg)
+    scan_sources, from_scan, _ = _run_three_days(
+        spark, tmp_path, "scan", cfg.replace(**{"bloom.source": "scan"})
+    )
+    assert blocks_sources == ["scan", "blocks", "blocks"] and scan_sources == ["scan"] * 3
+    assert from_blocks == from_scan
+    assert from_blocks["third"]["duplicate_of"] == "orig"
