@@ -32,29 +32,32 @@ def _mix64(z: np.uint64) -> np.uint64:
     return z ^ (z >> _S31)
 
 
+@numba.njit(cache=True, nogil=True, inline="always")
+def _chain(values: np.ndarray, start: int, size: int) -> np.uint64:
+    """``mix(...mix(mix(0 ^ v[start]) ^ v[start+1])... ^ v[start+size-1])``."""
+    h = np.uint64(0)
+    for i in range(size):
+        h = _mix64(h ^ values[start + i])
+    return h
+
+
 @numba.njit(cache=True, nogil=True)
 def window_hashes(cp: np.ndarray, size: int) -> np.ndarray:
-    """Hash ``j`` is ``mix(...mix(mix(0 ^ cp[j]) ^ cp[j+1])... ^ cp[j+size-1])``, for every
-    window of ``size`` consecutive values (``len(cp) >= size >= 1``)."""
+    """:func:`_chain` of every window of ``size`` consecutive values, in order
+    (``len(cp) >= size >= 1``)."""
     m = cp.shape[0] - size + 1
     out = np.empty(m, dtype=np.uint64)
     for j in range(m):
-        h = np.uint64(0)
-        for i in range(size):
-            h = _mix64(h ^ cp[j + i])
-        out[j] = h
+        out[j] = _chain(cp, j, size)
     return out
 
 
 @numba.njit(cache=True, nogil=True)
 def band_hashes(signature: np.ndarray, bands: int, rows: int) -> np.ndarray:
-    """:func:`window_hashes` of each band: the ``rows`` values ``b*rows .. b*rows+rows-1``."""
+    """:func:`_chain` of each band: the ``rows`` values ``b*rows .. b*rows+rows-1``."""
     out = np.empty(bands, dtype=np.uint64)
     for b in range(bands):
-        h = np.uint64(0)
-        for r in range(rows):
-            h = _mix64(h ^ signature[b * rows + r])
-        out[b] = h
+        out[b] = _chain(signature, b * rows, rows)
     return out
 
 

@@ -44,7 +44,8 @@ def _simhash_of_hashes(hashes: np.ndarray, weights: np.ndarray | None = None) ->
     if hashes.size == 0:
         return 0
     if weights is None and hashes.size < _EXACT_FLOAT32_COUNTS:
-        return _unweighted_simhash(np.ascontiguousarray(hashes, dtype="<u8"))
+        # Every feature votes once: the compiled loop counts the ones per bit exactly.
+        return int(bit_majority(np.ascontiguousarray(hashes, dtype="<u8")))
     bits = np.unpackbits(
         np.ascontiguousarray(hashes, dtype="<u8").view(np.uint8), bitorder="little"
     ).reshape(-1, 64)
@@ -60,14 +61,8 @@ def _simhash_of_hashes(hashes: np.ndarray, weights: np.ndarray | None = None) ->
 
 
 # Below 2**24 votes the float32 count of the general path is exact, so it equals the
-# integer count of _unweighted_simhash; above, the general path (and its rounding) is kept.
+# integer count of bit_majority; above, the general path (and its rounding) is kept.
 _EXACT_FLOAT32_COUNTS = 1 << 24
-
-
-def _unweighted_simhash(hashes: np.ndarray) -> int:
-    """:func:`_simhash_of_hashes` without weights, counting the ones per bit exactly (the
-    compiled loop :func:`crawldedup.core.compiled.bit_majority`)."""
-    return int(bit_majority(hashes))
 
 
 def simhash64(features: Mapping[str, int] | Iterable[str]) -> int:
@@ -85,31 +80,7 @@ def _const(value: int, dtype: type = np.uint64) -> np.ndarray:
     return out
 
 
-_M1, _M2 = _const(0xBF58476D1CE4E5B9), _const(0x94D049BB133111EB)
-
-
-def _mix64(x: np.ndarray) -> np.ndarray:
-    """splitmix64's finalizer: a stable, well-spread 64-bit mix (wraps mod 2**64)."""
-    return _mix64_inplace(x.astype(np.uint64, copy=True))
-
-
-_S30, _S27, _S31 = _const(30), _const(27), _const(31)
-
-
-def _mix64_inplace(x: np.ndarray, tmp: np.ndarray | None = None) -> np.ndarray:
-    """:func:`_mix64` overwriting ``x`` (a uint64 array): two arrays in memory, not seven.
-
-    ``tmp``, a uint64 scratch array of ``x``'s shape, saves allocating one.
-    """
-    tmp = np.right_shift(x, _S30, out=tmp)
-    np.bitwise_xor(x, tmp, out=x)
-    np.multiply(x, _M1, out=x)
-    np.right_shift(x, _S27, out=tmp)
-    np.bitwise_xor(x, tmp, out=x)
-    np.multiply(x, _M2, out=x)
-    np.right_shift(x, _S31, out=tmp)
-    np.bitwise_xor(x, tmp, out=x)
-    return x
+_S30 = _const(30)
 
 
 def text_simhash(normalized: str, size: int = 3) -> int:
@@ -352,7 +323,8 @@ def term_shingle_hashes(
 # Fixed seeds of the MinHash functions: the same signature in every process and day.
 @lru_cache(maxsize=8)
 def _minhash_seeds(n: int) -> np.ndarray:
-    seeds = _mix64(np.arange(1, n + 1, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15))
+    golden = np.arange(1, n + 1, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15)
+    seeds: np.ndarray = window_hashes(golden, 1)  # a window of one value: mix64 of it
     seeds.setflags(write=False)  # shared by every call
     return seeds
 
