@@ -30,6 +30,7 @@ import json
 import os
 import random
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -235,13 +236,15 @@ class ProcessTree:
 
     Sampled every ``every_s``: CPU time is kept per pid at its last sample, so the
     total survives workers that exit (a worker living less than one period is missed).
-    ``mark(name)`` records the CPU total at that moment, to split CPU time by stage.
+    ``mark(name)`` records the CPU total at that moment, to split CPU time by stage;
+    the JVM's share (processes named java) is kept apart from the Python processes'.
     """
 
     def __init__(self, pid: int, every_s: float = 0.25) -> None:
         self.peak = 0
-        self.marks: list[tuple[str, float]] = []
+        self.marks: list[tuple[str, float, float]] = []
         self._cpu: dict[int, float] = {}
+        self._jvm: set[int] = set()
         self._stop = threading.Event()
         self._proc = psutil.Process(pid)
         self._every = every_s
@@ -259,8 +262,11 @@ class ProcessTree:
             with contextlib.suppress(psutil.Error), p.oneshot():
                 total += p.memory_info().rss
                 t = p.cpu_times()
+                is_jvm = p.name() == "java"
                 with self._lock:
                     self._cpu[p.pid] = t.user + t.system
+                    if is_jvm:
+                        self._jvm.add(p.pid)
         self.peak = max(self.peak, total)
 
     def _run(self) -> None:
@@ -272,19 +278,24 @@ class ProcessTree:
         with self._lock:
             return sum(self._cpu.values())
 
+    def jvm_cpu(self) -> float:
+        with self._lock:
+            return sum(v for pid, v in self._cpu.items() if pid in self._jvm)
+
     def mark(self, name: str) -> None:
         self._sample()
-        self.marks.append((name, self.cpu()))
+        self.marks.append((name, self.cpu(), self.jvm_cpu()))
 
     def stop(self) -> None:
         self._stop.set()
         self._thread.join()
 
-    def cpu_by_stage(self) -> dict[str, float]:
+    def cpu_by_stage(self, jvm_only: bool = False) -> dict[str, float]:
         out, last = {}, 0.0
-        for name, total in self.marks:
-            out[name] = total - last
-            last = total
+        for name, total, jvm in self.marks:
+            now = jvm if jvm_only else total
+            out[name] = now - last
+            last = now
         return out
 
 
@@ -353,9 +364,60 @@ def run_case(
         check=True,
         capture_output=True,
     )
-    r = _run_once(prefix, dict(os.environ), inp, home, store_url, case, n, store == "hbase")
+    drop = store == "hbase" and not args.repeat_stages
+    r = _run_once(prefix, dict(os.environ), inp, home, store_url, case, n, drop)
     out.append({**common, "code": "work tree", **r, "day_docs": day_docs})
+    if args.repeat_stages:
+        runs = [("work tree", prefix, dict(os.environ), home, store_url)]
+        if args.baseline_tree is not None:
+            base_url = f"sqlite:///{base_home / 'store.db'}"
+            runs.insert(
+                0,
+                (args.baseline, [sys.executable, "-m", "crawldedup.cli"], env, base_home, base_url),
+            )
+        out[-1]["repeats"] = repeat_stages(runs, args.repeat_stages, args.repeat)
     return out
+
+
+def repeat_stages(
+    runs: list[tuple[str, list[str], dict[str, str], Path, str]], stages: list[str], times: int
+) -> list[dict[str, Any]]:
+    """Each stage rerun ``times`` times by each code on its own finished day, the codes
+    alternating (A B A B ...), so that a slower spell of the machine hits both: CPU
+    seconds of the whole process tree (JVM start included) and wall seconds per run."""
+    rows = []
+    for stage in stages:
+        for i in range(times):
+            for code, prefix, env, home, store_url in runs:
+                cwd = env.get("PYTHONPATH") or None
+                cmd = [*prefix, "stage", stage, *_day_args(home, store_url, ARGS)]
+                t0 = time.perf_counter()
+                proc = subprocess.Popen(
+                    cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env, cwd=cwd
+                )
+                tree = ProcessTree(proc.pid)
+                output, _ = proc.communicate()
+                wall = time.perf_counter() - t0
+                tree.stop()
+                if proc.returncode != 0:
+                    raise SystemExit(
+                        f"{code}: crawldedup stage {stage} failed:\n{output[-3000:]!r}"
+                    )
+                rows.append(
+                    {
+                        "stage": stage,
+                        "code": code,
+                        "run": i + 1,
+                        "wall_s": wall,
+                        "cpu_s": tree.cpu(),
+                        "jvm_cpu_s": tree.jvm_cpu(),
+                    }
+                )
+                print(
+                    f"# repeat {stage} {code} #{i + 1}: {wall:.1f} s wall, {tree.cpu():.1f} CPU s",
+                    flush=True,
+                )
+    return rows
 
 
 def _day_args(home: Path, store_url: str, args: argparse.Namespace) -> list[str]:
@@ -402,6 +464,7 @@ def _run_once(
     (conf / "spark-defaults.conf").write_text(
         f"spark.eventLog.enabled true\nspark.eventLog.dir file://{events}\n"
         "spark.eventLog.compress false\nspark.eventLog.rolling.enabled false\n"
+        + (f"spark.driver.defaultJavaOptions {args.java_options}\n" if args.java_options else "")
     )
     env = {**env, "SPARK_CONF_DIR": str(conf)}
     t0 = time.perf_counter()
@@ -442,6 +505,7 @@ def _run_once(
         "peak_rss_mb": tree.peak / 2**20,
         "load_avg_5min": load,
         "cpu_s": tree.cpu_by_stage(),
+        "jvm_cpu_s": tree.cpu_by_stage(jvm_only=True),
         "spark": shuffle_by_stage(events),
         "stage_s": {s: stats[s].get("seconds", 0.0) for s in STAGES},
         "bloom_bytes": sum(f["bytes"] for f in filters.values()),
@@ -559,16 +623,18 @@ def print_tables(rows: list[dict[str, Any]]) -> None:
                 "docs/s",
                 "CPU s",
                 "CPU ms/doc",
+                "of it JVM",
                 "shuffle write MB",
                 "shuffle read MB",
             ]
         )
     )
-    print(_row(["---"] * 10))
+    print(_row(["---"] * 11))
     for r in rows:
         for stage in STAGES:
             wall = r["stage_s"].get(stage, 0.0)
             cpu = r["cpu_s"].get(stage, 0.0)
+            jvm = r.get("jvm_cpu_s", {}).get(stage)
             sp = r["spark"].get(stage, {})
             print(
                 _row(
@@ -581,12 +647,54 @@ def print_tables(rows: list[dict[str, Any]]) -> None:
                         f"{r['docs'] / wall:.0f}" if wall else "-",
                         f"{cpu:.1f}",
                         f"{1000 * cpu / r['docs']:.2f}",
+                        f"{1000 * jvm / r['docs']:.2f}" if jvm is not None else "-",
                         f"{sp.get('shuffle_write_mb', 0):.1f}",
                         f"{sp.get('shuffle_read_mb', 0):.1f}",
                     ]
                 )
             )
     print_peers(rows)
+    print_repeats(rows)
+
+
+def print_repeats(rows: list[dict[str, Any]]) -> None:
+    """Stages rerun alone (``--repeat-stages``): medians per code, and their ratio."""
+    for r in rows:
+        reps = r.get("repeats")
+        if not reps:
+            continue
+        print()
+        print(f"Stages rerun alone, {r['docs']} documents against {r['index']} ({r['store']}):")
+        print()
+        codes = list(dict.fromkeys(x["code"] for x in reps))
+        head = (
+            ["stage"]
+            + [f"{c}: CPU s (median; runs)" for c in codes]
+            + [f"{c}: wall s" for c in codes]
+        )
+        if len(codes) == 2:
+            head.append("CPU ratio")
+        print(_row(head))
+        print(_row(["---"] * len(head)))
+        for stage in dict.fromkeys(x["stage"] for x in reps):
+            cpu = {
+                c: [x["cpu_s"] for x in reps if x["stage"] == stage and x["code"] == c]
+                for c in codes
+            }
+            wall = {
+                c: [x["wall_s"] for x in reps if x["stage"] == stage and x["code"] == c]
+                for c in codes
+            }
+            cells = [stage]
+            cells += [
+                f"{statistics.median(cpu[c]):.1f} ({', '.join(f'{v:.1f}' for v in cpu[c])})"
+                for c in codes
+            ]
+            cells += [f"{statistics.median(wall[c]):.1f}" for c in codes]
+            if len(codes) == 2:
+                a, b = (statistics.median(cpu[c]) for c in codes)
+                cells.append(f"{b / a:.2f}")
+            print(_row(cells))
 
 
 def print_peers(rows: list[dict[str, Any]]) -> None:
@@ -682,6 +790,20 @@ def main(argv: list[str] | None = None) -> int:
         help="articles from the sample generator's sentence pool, or real paragraphs",
     )
     ap.add_argument("--work", type=Path, default=None)
+    ap.add_argument(
+        "--java-options",
+        default="",
+        help="driver JVM options of every run (spark.driver.defaultJavaOptions), e.g. "
+        "--java-options=-XX:TieredStopAtLevel=1",
+    )
+    ap.add_argument(
+        "--repeat-stages",
+        nargs="+",
+        default=[],
+        choices=STAGES,
+        help="after the runs, rerun these stages alone on each code's finished day",
+    )
+    ap.add_argument("--repeat", type=int, default=3, help="times each stage is rerun")
     ap.add_argument("--chart", type=Path, default=None, help="PNG of cost against documents")
     ap.add_argument(
         "--baseline",
