@@ -21,7 +21,7 @@ from pyspark.sql.types import StringType, StructField, StructType
 from crawldedup.core.grouping import groups
 from crawldedup.day_state import check_replacement, mark_incomplete
 from crawldedup.pipeline.bloom_stage import add_day_keys
-from crawldedup.pipeline.candidates_stage import explode_keys, rank_within_day
+from crawldedup.pipeline.candidates_stage import explode_keys, key_hash, rank_within_day
 from crawldedup.pipeline.components import connected_components
 from crawldedup.pipeline.context import DayContext, timed
 from crawldedup.pipeline.store_batches import store_batches, write_partitions
@@ -253,13 +253,14 @@ def postings_to_write(
 ) -> DataFrame:
     """(id, fetched_at, rule, key) of the postings this day adds under the per-key cap."""
     ranked = rank_within_day(explode_keys(docs, rules))
+    # Joined on the ranking's own partitioning (_k, rule, key): no second shuffle.
     n_other = (
-        lookups.filter(F.col("cand_id").isNull())
-        .groupBy("rule", "key")
+        key_hash(lookups.filter(F.col("cand_id").isNull()))
+        .groupBy("_k", "rule", "key")
         .agg(F.max("n_other").alias("n_other"))
     )
     return (
-        ranked.join(n_other, ["rule", "key"], "left")
+        ranked.join(n_other, ["_k", "rule", "key"], "left")
         .filter(F.col("rank") + F.coalesce(F.col("n_other"), F.lit(0)) <= cap)
         .select("id", "fetched_at", "rule", "key", "simhash")
     )
