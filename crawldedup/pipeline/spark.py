@@ -31,6 +31,11 @@ def build_session(
         .config("spark.sql.adaptive.enabled", "true")
         .config("spark.sql.session.timeZone", "UTC")
         .config("spark.python.worker.reuse", "true")
+        # The work files are written once and read a stage later; their columns are ids,
+        # hashes and texts, nearly all distinct, where Parquet's dictionary encoding only
+        # costs the writer its hash map (benchmarks/throughput.py: ~15 % of the JVM's time
+        # in fingerprint and publish).
+        .config("spark.hadoop.parquet.enable.dictionary", "false")
     )
     if java_opts:
         builder = builder.config("spark.driver.extraJavaOptions", java_opts).config(
