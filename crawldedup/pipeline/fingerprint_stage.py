@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
-from pyspark.sql import DataFrame, Row, SparkSession, Window
+from pyspark.sql import DataFrame, SparkSession, Window
 from pyspark.sql import functions as F
 from pyspark.sql.pandas.types import to_arrow_schema
 from pyspark.sql.types import ArrayType, StringType, StructField, StructType
@@ -33,7 +33,7 @@ from crawldedup.ingest.readers import (
 from crawldedup.ingest.records import Quarantined, fingerprint_fields, prepare
 from crawldedup.pipeline import schemas
 from crawldedup.pipeline.context import DayContext, timed
-from crawldedup.pipeline.store_batches import store_batches
+from crawldedup.pipeline.store_batches import in_batches, store_batches
 from crawldedup.store import Store
 
 # Every parsed record, document or quarantined: documents' fields, then the
@@ -52,6 +52,7 @@ PARSED = StructType(
     + _PAGE
 )
 BATCH_ROWS = 1000
+RAW_KEY = "_raw"  # a document row's raw record, in Python only
 # Above this many repeated ids the split joins by shuffle instead of broadcasting them.
 BROADCAST_DUPLICATES = 1_000_000
 
@@ -66,7 +67,10 @@ def _prepare_one(rec: RawRecord, cfg: Config, day: str) -> dict[str, Any]:
         out = Quarantined(rec.source, rec.position, "bad_record", describe(exc), rec.raw)
     if isinstance(out, Quarantined):
         return {"kind": "q", **asdict(out)}
-    out["raw"] = rec.raw
+    # A document's raw text stays in Python (RAW_KEY is no column): only a row Arrow
+    # refuses needs it here, and a repeated id gets it back from its file
+    # (split_duplicate_ids), so the cached parse does not carry every page twice.
+    out[RAW_KEY] = rec.raw
     out["kind"] = "d"
     return out
 
@@ -127,7 +131,7 @@ def _to_batch(rows: list[dict[str, Any]], schema: pa.Schema) -> pa.RecordBatch:
                     "position": row.get("position"),
                     "reason": "bad_record",
                     "detail": _text_safe(describe(exc)),
-                    "raw": _text_safe(row.get("raw")),
+                    "raw": _text_safe(row.get("raw", row.get(RAW_KEY))),
                 }
             )
     return pa.RecordBatch.from_pylist(safe, schema=schema)
@@ -162,15 +166,41 @@ def read_and_fingerprint(
     parsed = paths.mapInArrow(lambda it: _prepare_batches(it, cfg, day, schema), PARSED).persist()
     docs = parsed.filter(F.col("kind") == "d").select(*schemas.DOCS.fieldNames(), *PAGE_COLUMNS)
     quarantined = parsed.filter(F.col("kind") == "q").select(*schemas.QUARANTINE.fieldNames())
-    docs, quarantined = split_duplicate_ids(docs, quarantined)
+    docs, quarantined = split_duplicate_ids(docs, quarantined, cfg.limits.max_record_bytes)
     return docs, quarantined, parsed
 
 
-def split_duplicate_ids(docs: DataFrame, quarantined: DataFrame) -> tuple[DataFrame, DataFrame]:
+def _with_raw(batches: Iterable[pa.RecordBatch], max_record_bytes: int) -> Iterator[pa.RecordBatch]:
+    """Quarantine rows of repeated ids with the raw record read again from its file
+    (``source`` at ``position``): the parse keeps no document's raw text."""
+    schema = to_arrow_schema(schemas.QUARANTINE)
+    for batch in batches:
+        rows = batch.to_pylist()
+        wanted: dict[str, set[int]] = {}
+        for r in rows:
+            wanted.setdefault(r["source"], set()).add(r["position"])
+        raw: dict[tuple[str, int], str] = {}
+        for source, positions in wanted.items():
+            for rec in read_file(source, max_record_bytes):
+                if rec.position in positions:
+                    raw[(source, rec.position)] = rec.raw
+                    if len(positions) == sum(1 for k in raw if k[0] == source):
+                        break
+        for r in rows:
+            r["raw"] = raw.get((r["source"], r["position"]))
+            if r["raw"] is None:
+                r["detail"] += " (the record's file changed while it was read: raw not kept)"
+        yield pa.RecordBatch.from_pylist(rows, schema=schema)
+
+
+def split_duplicate_ids(
+    docs: DataFrame, quarantined: DataFrame, max_record_bytes: int
+) -> tuple[DataFrame, DataFrame]:
     """Keep the first record of each id (by file, then position); quarantine the rest.
 
     Only (id, source, position) are shuffled to rank the records of an id; the
-    repeats found (normally few) are then broadcast to split the wide rows.
+    repeats found (normally few) are then broadcast to split the wide rows, and their
+    raw records are read again from their files (``_with_raw``).
     """
     w = Window.partitionBy("id").orderBy("source", "position")
     repeats = (
@@ -189,17 +219,22 @@ def split_duplicate_ids(docs: DataFrame, quarantined: DataFrame) -> tuple[DataFr
         F.concat(F.lit("id "), F.col("id"), F.lit(" already used earlier in the day")).alias(
             "detail"
         ),
-        "raw",
+        F.lit(None).cast("string").alias("raw"),
     )
+    again = again.mapInArrow(lambda it: _with_raw(it, max_record_bytes), schemas.QUARANTINE)
     return first, quarantined.unionByName(again)
 
 
-def _earlier_line_counts(
-    rows: Iterable[Row], store_url: str, day: str, batch_size: int
-) -> Iterator[tuple[str, str, int]]:
-    """(host, line, pages of earlier days) for the day's lines that the index knows."""
+_EARLIER_LINES = pa.schema([("host", pa.string()), ("line", pa.string()), ("earlier", pa.int64())])
 
-    def lookup(store: Store, batch: list[Row]) -> Iterator[tuple[str, str, int]]:
+
+def _earlier_line_counts(
+    batches: Iterable[pa.RecordBatch], store_url: str, day: str, batch_size: int
+) -> Iterator[pa.RecordBatch]:
+    """(host, line, pages of earlier days) for the day's lines that the index knows,
+    looked up in store batches; Arrow in and out, no row is pickled."""
+
+    def lookup(store: Store, batch: list[dict[str, Any]]) -> Iterator[tuple[str, str, int]]:
         found = store.get("host_lines", [f"{r['host']}|{r['line']}" for r in batch])
         for r in batch:
             cells = found.get(f"{r['host']}|{r['line']}", {})
@@ -207,7 +242,17 @@ def _earlier_line_counts(
             if n:
                 yield r["host"], r["line"], n
 
-    return store_batches(rows, store_url, batch_size, lookup)
+    rows = (r for b in batches for r in b.select(["host", "line"]).to_pylist())
+    for chunk in in_batches(store_batches(rows, store_url, batch_size, lookup), 10_000):
+        hosts, lines, counts = zip(*chunk, strict=True)
+        yield pa.RecordBatch.from_arrays(
+            [
+                pa.array(hosts, pa.string()),
+                pa.array(lines, pa.string()),
+                pa.array(counts, pa.int64()),
+            ],
+            schema=_EARLIER_LINES,
+        )
 
 
 def _refingerprint(
@@ -250,8 +295,8 @@ def remove_boilerplate(
     today.write.mode("overwrite").parquet(ctx.path("host_lines"))
     today = spark.read.parquet(ctx.path("host_lines"))
     store_url, day, batch = ctx.store, ctx.day, cfg.limits.store_batch_size
-    earlier = spark.createDataFrame(
-        today.rdd.mapPartitions(lambda it: _earlier_line_counts(it, store_url, day, batch)),
+    earlier = today.mapInArrow(
+        lambda it: _earlier_line_counts(it, store_url, day, batch),
         "host string, line string, earlier long",
     )
     total = today.join(earlier, ["host", "line"], "left").select(

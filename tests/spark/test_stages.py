@@ -116,6 +116,9 @@ def test_fingerprint_quarantines_bad_records_and_keeps_the_rest(
     quarantined = spark.read.json(str(ctx.quarantine_dir)).collect()
     assert {q["reason"] for q in quarantined} >= {"bad_json", "duplicate_id"}
     assert any(q["raw"] == "{not json" for q in quarantined)  # nothing is lost
+    # The repeated id's raw record is read again from its file (the parse keeps none).
+    (again,) = [q for q in quarantined if q["reason"] == "duplicate_id"]
+    assert again["position"] == 5 and json.loads(again["raw"])["content"] == OTHER
 
 
 @pytest.mark.parametrize("tokenizer", ["char", "jieba"])

@@ -34,6 +34,7 @@ from crawldedup.ingest.readers import (
 from crawldedup.ingest.records import QUARANTINE_REASONS, Quarantined, prepare
 from crawldedup.pipeline.fingerprint_stage import (
     PARSED,
+    RAW_KEY,
     _prepare_file,
     _prepare_one,
     _to_batch,
@@ -203,7 +204,8 @@ def test_hostile_json_lines_are_quarantined_and_the_rest_read(tmp_path: Path) ->
     assert recs[6].data is not None and recs[6].data["title"] == "\U0001f600"  # a real pair
     rows = prepared(path)
     assert [r["kind"] for r in rows] == ["d", "q", "q", "q", "q", "q", "d", "d"]
-    assert all(r["raw"] is not None for r in rows)  # everything kept for the quarantine
+    # documents keep theirs in Python only (RAW_KEY), for a row Arrow refuses
+    assert all(r.get("raw", r.get(RAW_KEY)) is not None for r in rows)  # everything kept
     _to_batch(rows, _arrow_schema())  # and all of it goes into Arrow
 
 
@@ -273,6 +275,8 @@ def test_a_row_arrow_refuses_becomes_bad_record_and_the_batch_goes_on() -> None:
     batch = _to_batch(rows, _arrow_schema()).to_pylist()
     assert [r["kind"] for r in batch] == ["d", "q", "d"]
     assert batch[1]["reason"] == "bad_record" and batch[1]["position"] == 2
+    assert batch[1]["raw"] == "{}"  # the document's raw record, kept in Python, is not lost
+    assert batch[0]["raw"] is None  # a document's raw never goes into the parse
 
 
 # --- WARC records cut short -------------------------------------------------------------
