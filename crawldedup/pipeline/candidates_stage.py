@@ -34,7 +34,7 @@ from crawldedup.pipeline.bloom_stage import (
     read_manifest,
 )
 from crawldedup.pipeline.context import DayContext, timed
-from crawldedup.pipeline.store_batches import in_batches, store_batches
+from crawldedup.pipeline.store_batches import in_batches, store_batches, tuple_batches
 from crawldedup.rules import Rule, enabled
 from crawldedup.store import Store
 from crawldedup.store.schema import parse_posting, posting_doc_id, posting_simhash
@@ -281,12 +281,7 @@ class Lookups:
     def of_batches(self, batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         with self._counted() as bloom:
             found = self._found(_probe_arrow(batches, self.filters(), bloom), bloom)
-            for chunk in in_batches(found, 10_000):
-                columns = list(zip(*chunk, strict=True))
-                yield pa.RecordBatch.from_arrays(
-                    [pa.array(c, f.type) for c, f in zip(columns, _LOOKUPS_ARROW, strict=True)],
-                    schema=_LOOKUPS_ARROW,
-                )
+            yield from tuple_batches(found, _LOOKUPS_ARROW)
 
 
 def probe_earlier_days(

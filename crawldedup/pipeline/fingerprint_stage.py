@@ -33,7 +33,7 @@ from crawldedup.ingest.readers import (
 from crawldedup.ingest.records import Quarantined, fingerprint_fields, prepare
 from crawldedup.pipeline import schemas
 from crawldedup.pipeline.context import DayContext, timed
-from crawldedup.pipeline.store_batches import in_batches, store_batches
+from crawldedup.pipeline.store_batches import store_batches, tuple_batches
 from crawldedup.store import Store
 
 # Every parsed record, document or quarantined: documents' fields, then the
@@ -184,7 +184,8 @@ def _with_raw(batches: Iterable[pa.RecordBatch], max_record_bytes: int) -> Itera
             for rec in read_file(source, max_record_bytes):
                 if rec.position in positions:
                     raw[(source, rec.position)] = rec.raw
-                    if len(positions) == sum(1 for k in raw if k[0] == source):
+                    positions.discard(rec.position)
+                    if not positions:
                         break
         for r in rows:
             r["raw"] = raw.get((r["source"], r["position"]))
@@ -243,16 +244,7 @@ def _earlier_line_counts(
                 yield r["host"], r["line"], n
 
     rows = (r for b in batches for r in b.select(["host", "line"]).to_pylist())
-    for chunk in in_batches(store_batches(rows, store_url, batch_size, lookup), 10_000):
-        hosts, lines, counts = zip(*chunk, strict=True)
-        yield pa.RecordBatch.from_arrays(
-            [
-                pa.array(hosts, pa.string()),
-                pa.array(lines, pa.string()),
-                pa.array(counts, pa.int64()),
-            ],
-            schema=_EARLIER_LINES,
-        )
+    return tuple_batches(store_batches(rows, store_url, batch_size, lookup), _EARLIER_LINES)
 
 
 def _refingerprint(

@@ -32,6 +32,20 @@ def in_batches(items: Iterable[T], size: int) -> Iterator[list[T]]:
         yield batch
 
 
+def tuple_batches(
+    rows: Iterable[tuple[Any, ...]], schema: Any, size: int = 10_000
+) -> Iterator[Any]:
+    """Arrow record batches of ``schema`` (a ``pyarrow.Schema``) from rows given as
+    tuples in the schema's column order, ``size`` rows a batch."""
+    import pyarrow as pa
+
+    for chunk in in_batches(rows, size):
+        columns = list(zip(*chunk, strict=True))
+        yield pa.RecordBatch.from_arrays(
+            [pa.array(c, f.type) for c, f in zip(columns, schema, strict=True)], schema=schema
+        )
+
+
 class LazyStore(Store):
     """The store at ``url``, connected on its first call; ``close()`` is a no-op until then."""
 
