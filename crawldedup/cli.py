@@ -239,6 +239,7 @@ def _existing_store(ctx: Any) -> str:
 
 def cmd_run(args: argparse.Namespace, cfg: Config) -> int:
     from crawldedup.gate import quarantine_failure
+    from crawldedup.pipeline.jit import day_input_bytes, quick_jit
     from crawldedup.pipeline.later_days import rerun_with_later_days
     from crawldedup.pipeline.spark import build_session
     from crawldedup.pipeline.stages import day_stages, preflight
@@ -255,8 +256,11 @@ def cmd_run(args: argparse.Namespace, cfg: Config) -> int:
             _refuse_emptying_a_published_day(ctx)
         later = _later_days(ctx) if args.cascade_later else []
         with store_lock(ctx.store, f"run {ctx.day}", progress=_progress):
-            _progress(f"[{ctx.day}] starting Spark ({cfg.spark.master}), store {ctx.store}")
-            spark = build_session(cfg, "crawldedup-run")
+            # One JVM runs every day here: their input together chooses its JIT.
+            day_bytes = day_input_bytes([ctx.input_dir, *(c.input_dir for c in later)])
+            jit = "C1 JIT" if quick_jit(cfg.spark, day_bytes) else "tiered JIT"
+            _progress(f"[{ctx.day}] starting Spark ({cfg.spark.master}, {jit}), store {ctx.store}")
+            spark = build_session(cfg, "crawldedup-run", day_bytes=day_bytes)
             try:
                 reports = rerun_with_later_days(spark, ctx, later, _progress, stages)
             finally:
@@ -299,6 +303,7 @@ def _refuse_emptying_a_published_day(ctx: Any) -> None:
 
 
 def cmd_stage(args: argparse.Namespace, cfg: Config) -> int:
+    from crawldedup.pipeline.jit import day_input_bytes
     from crawldedup.pipeline.spark import build_session
     from crawldedup.pipeline.stages import preflight, run_day
 
@@ -330,7 +335,9 @@ def cmd_stage(args: argparse.Namespace, cfg: Config) -> int:
     with home_lock(ctx.home, f"stage {args.name} {ctx.day}"):
         preflight(ctx, (args.name,))
         with store_lock(ctx.store, f"stage {args.name} {ctx.day}", progress=_progress):
-            spark = build_session(cfg, f"crawldedup-{args.name}")
+            # Without --input the day's size is not known: the full JIT, unless configured.
+            day_bytes = day_input_bytes([ctx.input_dir])
+            spark = build_session(cfg, f"crawldedup-{args.name}", day_bytes=day_bytes)
             try:
                 run_day(spark, ctx, _progress, stages=(args.name,))
             finally:

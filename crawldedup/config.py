@@ -227,6 +227,10 @@ class SparkConfig:
     master: str = "local[*]"
     shuffle_partitions: int = 8
     driver_memory: str = "2g"
+    # The driver JVM's JIT (crawldedup.pipeline.jit): "auto" runs C1 alone on days whose
+    # input is at most quick_jit_max_mb, "full" keeps the tiered JIT, "quick" always C1.
+    jit: str = "auto"
+    quick_jit_max_mb: int = 40
 
 
 @dataclass(frozen=True)
@@ -316,6 +320,11 @@ class Config:
             "output.delete_list must be '', 'jsonl' or 'parquet'",
         )
         _check(self.spark.shuffle_partitions >= 1, "spark.shuffle_partitions must be >= 1")
+        _check(
+            self.spark.jit in ("auto", "full", "quick"),
+            "spark.jit must be 'auto', 'full' or 'quick'",
+        )
+        _check(self.spark.quick_jit_max_mb >= 0, "spark.quick_jit_max_mb must be >= 0")
         g = self.gate
         _check(
             0.0 <= g.max_quarantined_share <= 1.0, "gate.max_quarantined_share must be in [0, 1]"

@@ -30,7 +30,9 @@ def spark() -> Iterator[object]:
     from crawldedup.pipeline.spark import build_session
 
     cfg = Config().replace(**{"spark.shuffle_partitions": 4})
-    session = build_session(cfg, "crawldedup-tests", master="local[2]")
+    # The tests' days are small (at most a few thousand pages): the JIT "auto" picks for
+    # them, as `crawldedup run` would (crawldedup.pipeline.jit).
+    session = build_session(cfg, "crawldedup-tests", master="local[2]", day_bytes=0)
     yield session
     session.stop()
 

@@ -9,14 +9,22 @@ from pathlib import Path
 from pyspark.sql import SparkSession
 
 from crawldedup.config import Config
+from crawldedup.pipeline.jit import jit_java_options
 
 _LOG4J = Path(__file__).with_name("log4j2.properties")
 
 
 def build_session(
-    cfg: Config, app_name: str = "crawldedup", master: str | None = None
+    cfg: Config,
+    app_name: str = "crawldedup",
+    master: str | None = None,
+    day_bytes: int | None = None,
 ) -> SparkSession:
-    """A session with quiet logs; ``master`` None keeps what spark-submit chose."""
+    """A session with quiet logs; ``master`` None keeps what spark-submit chose.
+
+    ``day_bytes``, the day's input size when known, chooses the driver JVM's JIT
+    (``crawldedup.pipeline.jit``) when this call starts the JVM.
+    """
     # Executors must run the same interpreter as the driver (the project's venv).
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
@@ -38,16 +46,18 @@ def build_session(
         .config("spark.hadoop.parquet.enable.dictionary", "false")
     )
     if java_opts:
-        builder = builder.config("spark.driver.extraJavaOptions", java_opts).config(
-            "spark.executor.extraJavaOptions", java_opts
-        )
+        builder = builder.config("spark.executor.extraJavaOptions", java_opts)
     # Under spark-submit the JVM already exists and owns the master setting.
     if master is None and "PYSPARK_GATEWAY_PORT" not in os.environ:
         master = cfg.spark.master
     if master:
-        # Driver JVM options only take effect before the JVM starts, so they go here.
-        submit_args = f'--driver-java-options "{java_opts}" ' if java_opts else ""
-        os.environ.setdefault("PYSPARK_SUBMIT_ARGS", f"{submit_args}pyspark-shell")
+        # This call starts the driver JVM: pyspark hands the builder's settings to
+        # spark-submit as --conf, so the driver's options take effect here (and only
+        # here; they are not left in the environment for child processes to inherit).
+        jit = jit_java_options(cfg.spark, day_bytes)
+        driver_opts = " ".join(o for o in (java_opts, jit) if o)
+        if driver_opts:
+            builder = builder.config("spark.driver.extraJavaOptions", driver_opts)
         builder = builder.master(master).config("spark.driver.memory", cfg.spark.driver_memory)
     spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")

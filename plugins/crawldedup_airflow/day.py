@@ -241,8 +241,15 @@ def spark_conf(
     params: Mapping[str, Any], run: Mapping[str, Any], log4j: str = ""
 ) -> dict[str, str]:
     """spark-submit ``--conf`` of a Spark task: the driver's memory from the run's config
-    (``[spark] driver_memory``) and, when given, the quiet log4j2 file of the driver."""
-    conf = {"spark.driver.memory": run_config(params, run).spark.driver_memory}
-    if log4j:
-        conf["spark.driver.extraJavaOptions"] = f"-Dlog4j2.configurationFile={log4j}"
+    (``[spark] driver_memory``) and the driver's JVM options: the quiet log4j2 file when
+    given, and the JIT the day's input size chooses (``[spark] jit``,
+    ``crawldedup.pipeline.jit``; every task of the run sees the same input, so the same)."""
+    from crawldedup.pipeline.jit import day_input_bytes, jit_java_options
+
+    cfg = run_config(params, run)
+    conf = {"spark.driver.memory": cfg.spark.driver_memory}
+    jit = jit_java_options(cfg.spark, day_input_bytes([Path(str(run["input"]))]))
+    options = [f"-Dlog4j2.configurationFile={log4j}" if log4j else "", jit]
+    if any(options):
+        conf["spark.driver.extraJavaOptions"] = " ".join(o for o in options if o)
     return conf

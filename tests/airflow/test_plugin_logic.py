@@ -169,6 +169,24 @@ def test_every_task_builds_the_same_config_as_the_cli(
     assert run_config({**PARAMS, "config": str(config)}, RUN).gate.max_quarantined_share == 0.10
 
 
+def test_spark_conf_gives_every_task_the_jit_the_days_input_chooses(tmp_path: Path) -> None:
+    """A small day's tasks start their driver JVM with C1 alone, a big day's (or one
+    whose config says ``jit = "full"``) with the tiered JIT (crawldedup.pipeline.jit)."""
+    day = tmp_path / "dt=2026-11-02"
+    day.mkdir()
+    (day / "part-0.jsonl").write_text('{"id": "a", "content": "x"}\n')
+    run = {**RUN, "input": str(day)}
+    assert spark_conf(PARAMS, run, "/x/log4j2.properties")["spark.driver.extraJavaOptions"] == (
+        "-Dlog4j2.configurationFile=/x/log4j2.properties -XX:TieredStopAtLevel=1"
+    )
+    assert spark_conf(PARAMS, run)["spark.driver.extraJavaOptions"] == "-XX:TieredStopAtLevel=1"
+    config = tmp_path / "crawldedup.toml"
+    config.write_text('[spark]\njit = "full"\n')
+    assert "spark.driver.extraJavaOptions" not in spark_conf(PARAMS, {**run, "config": str(config)})
+    config.write_text("[spark]\nquick_jit_max_mb = 0\n")  # every day is "big" now
+    assert "spark.driver.extraJavaOptions" not in spark_conf(PARAMS, {**run, "config": str(config)})
+
+
 def test_a_run_without_the_checked_paths_is_refused_not_filled_from_params() -> None:
     """An XCom written before the allowed-roots check lacks the checked paths: the tasks
     refuse it (with what to do) rather than fall back to the unchecked params."""

@@ -136,3 +136,13 @@ def test_quarantine_is_counted_and_progress_is_one_line_per_stage(on_hbase: HBas
     assert report["documents"] == len(on_hbase.verdicts[DAYS[1]])
     assert "5 quarantined" in on_hbase.rerun.stdout
     check_progress_lines(on_hbase.first.stderr)
+
+
+def test_a_small_day_runs_the_driver_on_the_c1_jit(on_hbase: HBaseDays) -> None:
+    """The default ("auto") picks C1 alone for a day of a few MB; the JVM really runs it."""
+    assert "tiered JIT" not in on_hbase.first.stderr
+    assert "C1 JIT)" in on_hbase.first.stderr, on_hbase.first.stderr[-2000:]
+    report = json.loads(
+        cli("report", "--date", DAYS[0], "--store", on_hbase.url, home=on_hbase.home).stdout
+    )
+    assert report["jit"] == "c1"
