@@ -365,7 +365,9 @@ def run_case(
         capture_output=True,
     )
     drop = store == "hbase" and not args.repeat_stages
-    r = _run_once(prefix, dict(os.environ), inp, home, store_url, case, n, drop)
+    # --jit: the work tree's JIT choice (a baseline runs its own code's default).
+    jit = ("--set", f"spark.jit={args.jit}") if args.jit else ()
+    r = _run_once(prefix, dict(os.environ), inp, home, store_url, case, n, drop, jit)
     out.append({**common, "code": "work tree", **r, "day_docs": day_docs})
     if args.repeat_stages:
         runs = [("work tree", prefix, dict(os.environ), home, store_url)]
@@ -443,6 +445,7 @@ def _run_once(
     case: Path,
     n: int,
     drop_hbase: bool = False,
+    extra: tuple[str, ...] = (),
 ) -> dict[str, Any]:
     args = ARGS
     cmd = [
@@ -455,6 +458,7 @@ def _run_once(
         f"spark.shuffle_partitions={args.partitions}",
         "--set",
         f"spark.driver_memory={args.driver_memory}",
+        *extra,
     ]
     conf = case / f"spark-conf-{home.name}"
     conf.mkdir(parents=True, exist_ok=True)
@@ -514,7 +518,13 @@ def _run_once(
         "round_trips_per_doc": trips / n,
         "duplicates": report.get("duplicates", {}),
         "verdicts": verdicts,
+        "jit": report.get("jit") or "tiered",  # a code before the JIT choice: the default
     }
+
+
+def _label(r: dict[str, Any]) -> str:
+    """A row's store, code and JIT: "embedded (work tree, c1 JIT)"."""
+    return f"{r['store']} ({r.get('code', 'work tree')}, {r.get('jit', 'tiered')} JIT)"
 
 
 def _verdicts(store_url: str) -> dict[str, Any]:
@@ -596,7 +606,7 @@ def print_tables(rows: list[dict[str, Any]]) -> None:
         print(
             _row(
                 [
-                    f"{r['store']} ({r.get('code', 'work tree')})",
+                    _label(r),
                     r["docs"],
                     r["index"],
                     f"{r['wall_s']:.1f}",
@@ -639,7 +649,7 @@ def print_tables(rows: list[dict[str, Any]]) -> None:
             print(
                 _row(
                     [
-                        f"{r['store']} ({r.get('code', 'work tree')})",
+                        _label(r),
                         r["docs"],
                         r["index"],
                         stage,
@@ -804,6 +814,13 @@ def main(argv: list[str] | None = None) -> int:
         help="after the runs, rerun these stages alone on each code's finished day",
     )
     ap.add_argument("--repeat", type=int, default=3, help="times each stage is rerun")
+    ap.add_argument(
+        "--jit",
+        choices=["auto", "full", "quick"],
+        default=None,
+        help="the work tree's [spark] jit (default: its config's, auto); with --baseline of a "
+        "commit before the JIT choice, --jit quick sets C1 alone against the tiered JIT",
+    )
     ap.add_argument("--chart", type=Path, default=None, help="PNG of cost against documents")
     ap.add_argument(
         "--baseline",
