@@ -77,7 +77,7 @@ def stage_seconds(home: Path) -> dict[str, float]:
     return out
 
 
-def run_cli(day: Path, home: Path) -> dict[str, Any]:
+def run_cli(day: Path, home: Path, config: Path) -> dict[str, Any]:
     t0 = time.perf_counter()
     proc = subprocess.run(
         [
@@ -89,6 +89,8 @@ def run_cli(day: Path, home: Path) -> dict[str, Any]:
             str(day),
             "--home",
             str(home),
+            "--config",
+            str(config),
         ],
         capture_output=True,
         text=True,
@@ -99,8 +101,8 @@ def run_cli(day: Path, home: Path) -> dict[str, Any]:
     return {"wall_s": wall, "step_s": progress, "inside_s": stage_seconds(home)}
 
 
-def run_dag(day: Path, home: Path, work: Path) -> dict[str, Any]:
-    af_home = work / "airflow"
+def run_dag(day: Path, home: Path, work: Path, config: Path) -> dict[str, Any]:
+    af_home = work / f"airflow-{home.name}"
     af_home.mkdir(parents=True, exist_ok=True)
     env = airflow_env(af_home, [work])
     subprocess.run(
@@ -111,6 +113,7 @@ def run_dag(day: Path, home: Path, work: Path) -> dict[str, Any]:
         "input_root": str(day.parent),
         "home": str(home),
         "require_previous_day": False,
+        "config": str(config),
     }
     proc = subprocess.run(
         [sys.executable, "-c", _DAG_CHILD, f"{DAY}T12:00:00+00:00", json.dumps(conf)],
@@ -133,6 +136,13 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--docs", type=int, default=10_000)
     ap.add_argument("--work", type=Path, default=None)
+    ap.add_argument(
+        "--jit",
+        nargs="+",
+        default=["auto"],
+        choices=["auto", "full", "quick"],
+        help="[spark] jit of each pass (one CLI run and one DAG run per mode, in order)",
+    )
     args = ap.parse_args(argv)
     work = (args.work or Path(tempfile.mkdtemp(prefix="crawldedup-dagcost-"))).resolve()
     if work.exists():
@@ -143,10 +153,21 @@ def main(argv: list[str] | None = None) -> int:
     write_day(day, day_docs)
     (day / "_SUCCESS").touch()
     print(f"{len(day_docs)} documents in {day}", flush=True)
-    cli = run_cli(day, work / "home-cli")
-    print(f"cli: {cli['wall_s']:.1f} s", flush=True)
-    dag = run_dag(day, work / "home-dag", work)
-    print(f"dag: {dag['state']}, {dag['wall_s']:.1f} s", flush=True)
+    for mode in args.jit:
+        # The same config file for both paths: only the driver JVM's JIT is set.
+        config = work / f"jit-{mode}.toml"
+        config.write_text(f'[spark]\njit = "{mode}"\n')
+        cli = run_cli(day, work / f"home-cli-{mode}", config)
+        print(f"cli ({mode} JIT): {cli['wall_s']:.1f} s", flush=True)
+        dag = run_dag(day, work / f"home-dag-{mode}", work, config)
+        print(f"dag ({mode} JIT): {dag['state']}, {dag['wall_s']:.1f} s", flush=True)
+        print_table(mode, cli, dag)
+    return 0
+
+
+def print_table(mode: str, cli: dict[str, Any], dag: dict[str, Any]) -> None:
+    print()
+    print(f"[spark] jit = {mode!r}")
     print()
     print("| stage | CLI: in the stage s | DAG: in the stage s | DAG task s | task overhead s |")
     print("| --- | ---: | ---: | ---: | ---: |")
@@ -161,8 +182,9 @@ def main(argv: list[str] | None = None) -> int:
     print(f"| wait_for_crawl (sensor) | – | – | {sensor:.1f} | {sensor:.1f} |")
     print()
     print(
-        f"whole day: CLI {cli['wall_s']:.1f} s wall, DAG {dag['wall_s']:.1f} s wall "
-        f"({dag['wall_s'] / cli['wall_s']:.2f}x)"
+        f"whole day ({mode} JIT): CLI {cli['wall_s']:.1f} s wall, DAG {dag['wall_s']:.1f} s "
+        f"wall ({dag['wall_s'] / cli['wall_s']:.2f}x)",
+        flush=True,
     )
     return 0
 
