@@ -10,7 +10,9 @@ needs C2's loops: 310 s with C1 alone against 212 s (docs/benchmarks.md, "Which 
 ``[spark] jit``: ``auto`` (the default) runs C1 alone when the day's input is at most
 ``quick_jit_max_mb``, ``full`` always keeps the tiered JIT, ``quick`` always runs C1
 alone. Only the driver's JVM is chosen for: under ``local[*]`` it is the one that does the
-work; a cluster's executors keep their own settings.
+work; a cluster's executors keep their own settings. The size is that of everything the
+JVM will run (``--cascade-later`` adds the later days): a JVM that lives for many small
+days, like the test suite's shared session, pays C2 back and keeps the tiered JIT.
 """
 
 from __future__ import annotations
