@@ -32,6 +32,7 @@ def run_demo(
     start: date = date(2026, 11, 1),
     progress: Callable[[str], None] = print,
 ) -> int:
+    from crawldedup.pipeline.jit import day_input_bytes
     from crawldedup.pipeline.spark import build_session
     from crawldedup.pipeline.stages import run_day
     from crawldedup.sample import (
@@ -49,7 +50,9 @@ def run_demo(
     generate_sample(sample_dir, days=days, seed=seed, start=start)
     day_list = [(start + timedelta(days=i)).isoformat() for i in range(days)]
     progress(f"sample crawl of {days} days written to {sample_dir}")
-    spark = build_session(cfg, "crawldedup-demo")
+    # One JVM runs the three days: their input together chooses its JIT (pipeline.jit).
+    day_bytes = day_input_bytes([sample_dir / f"dt={d}" for d in day_list])
+    spark = build_session(cfg, "crawldedup-demo", day_bytes=day_bytes)
     reports = []
     try:
         for d in day_list:
