@@ -17,6 +17,7 @@ from crawldedup.stage_registry import DEDUP_STAGES
 from tests.spark.test_stages import ARTICLE, OTHER, rec, verdicts, write_day
 
 
+@pytest.mark.exhaustive  # make test-all: a slow scenario (30-60 s)
 def test_a_day_stopped_after_publishing_is_refused_until_rerun(
     spark: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

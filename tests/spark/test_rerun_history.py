@@ -51,6 +51,7 @@ def test_rerunning_an_earlier_day_keeps_later_days_groups_and_verdicts(
     assert after["docs"] == before["docs"]
 
 
+@pytest.mark.exhaustive  # make test-all: a slow scenario (30-60 s)
 def test_a_recrawl_without_ids_is_judged_against_the_first_fetch(
     spark: Any, tmp_path: Path
 ) -> None:
@@ -87,6 +88,7 @@ def _small_days(tmp_path: Path, days: dict[str, list[dict[str, Any] | str]]) -> 
     }
 
 
+@pytest.mark.exhaustive  # make test-all: a slow scenario (30-60 s)
 def test_a_rerun_with_far_fewer_documents_is_refused_unless_replace(
     spark: Any, tmp_path: Path
 ) -> None:

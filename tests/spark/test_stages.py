@@ -436,6 +436,7 @@ ORIG_AND_COPIES = {
 }
 
 
+@pytest.mark.exhaustive  # make test-all: a slow scenario (30-60 s)
 def test_partitioned_bloom_and_spark_components_give_the_same_results(
     spark: Any, tmp_path: Path, cfg: Config
 ) -> None:
