@@ -231,6 +231,9 @@ class SparkConfig:
     # input is at most quick_jit_max_mb, "full" keeps the tiered JIT, "quick" always C1.
     jit: str = "auto"
     quick_jit_max_mb: int = 40
+    # The driver JVM maps Spark's classes from an archive it wrote on an earlier start
+    # (crawldedup.pipeline.class_archive): seconds off every JVM's start.
+    class_archive: bool = True
 
 
 @dataclass(frozen=True)
@@ -325,6 +328,9 @@ class Config:
             "spark.jit must be 'auto', 'full' or 'quick'",
         )
         _check(self.spark.quick_jit_max_mb >= 0, "spark.quick_jit_max_mb must be >= 0")
+        _check(
+            isinstance(self.spark.class_archive, bool), "spark.class_archive must be true or false"
+        )
         g = self.gate
         _check(
             0.0 <= g.max_quarantined_share <= 1.0, "gate.max_quarantined_share must be in [0, 1]"

@@ -33,7 +33,7 @@ LEASE_S = 300.0
 FREE = b""
 
 
-def _pid_alive(pid: int) -> bool:
+def pid_alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -45,7 +45,7 @@ def _pid_alive(pid: int) -> bool:
 
 def _stale(info: dict[str, Any], now: float, lease_s: float) -> str | None:
     """Why the holder is gone, or None while it may still run."""
-    if info.get("host") == socket.gethostname() and not _pid_alive(int(info.get("pid", 0))):
+    if info.get("host") == socket.gethostname() and not pid_alive(int(info.get("pid", 0))):
         return f"its process {info.get('pid')} is gone"
     beat = float(info.get("beat", 0))
     if now - beat > lease_s:

@@ -9,6 +9,7 @@ from pathlib import Path
 from pyspark.sql import SparkSession
 
 from crawldedup.config import Config
+from crawldedup.pipeline.class_archive import class_archive_options
 from crawldedup.pipeline.jit import jit_java_options
 
 _LOG4J = Path(__file__).with_name("log4j2.properties")
@@ -19,11 +20,15 @@ def build_session(
     app_name: str = "crawldedup",
     master: str | None = None,
     day_bytes: int | None = None,
+    write_class_archive: bool = True,
 ) -> SparkSession:
     """A session with quiet logs; ``master`` None keeps what spark-submit chose.
 
-    ``day_bytes``, the day's input size when known, chooses the driver JVM's JIT
-    (``crawldedup.pipeline.jit``) when this call starts the JVM.
+    When this call starts the JVM: ``day_bytes``, the day's input size when known,
+    chooses the driver JVM's JIT (``crawldedup.pipeline.jit``), and the JVM maps the
+    class archive of an earlier start, or writes one when it exits
+    (``crawldedup.pipeline.class_archive``; not when ``write_class_archive`` is false:
+    a JVM living for a whole test suite would hold the first dump back until its end).
     """
     # Executors must run the same interpreter as the driver (the project's venv).
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
@@ -55,7 +60,8 @@ def build_session(
         # spark-submit as --conf, so the driver's options take effect here (and only
         # here; they are not left in the environment for child processes to inherit).
         jit = jit_java_options(cfg.spark, day_bytes)
-        driver_opts = " ".join(o for o in (java_opts, jit) if o)
+        archive = class_archive_options(cfg.spark.class_archive, write=write_class_archive)
+        driver_opts = " ".join(o for o in (java_opts, jit, archive) if o)
         if driver_opts:
             builder = builder.config("spark.driver.extraJavaOptions", driver_opts)
         builder = builder.master(master).config("spark.driver.memory", cfg.spark.driver_memory)

@@ -1,0 +1,185 @@
+"""The driver JVM's class archive: Spark's classes mapped from a file instead of loaded.
+
+A driver JVM loads and verifies some 15,000 classes of Spark, Hadoop, Janino and their
+dependencies before and during its first queries. On two cores that is most of a small
+day's fixed cost: in one run of a 3,000-document day the session took 6.1 s to build
+and the first (JVM-only) job 3.3 s, against 3.0 s and 1.4 s with the classes mapped from
+a HotSpot dynamic class-data-sharing (AppCDS) archive, and the whole ``crawldedup run``
+47.4-52.7 s against 37.9-39.4 s (docs/benchmarks.md, "The driver's class archive").
+
+The archive is written by the JVM itself: a driver started without one gets
+``-XX:ArchiveClassesAtExit`` and dumps the classes it loaded when it exits (about 180 MB,
+10-15 s after its work is done); the next start promotes the finished dump and maps it
+(``-XX:SharedArchiveFile``). The dump is written under a name of its own and promoted only
+when its log says it was written, so a JVM killed while dumping leaves nothing that is
+used. One archive per Java runtime, Spark jar set and class path settings (the file name
+holds their hash): the JVM maps an archive only onto the class path it was written with,
+and refuses any other (a different JDK, an upgraded pyspark, ``SPARK_CONF_DIR`` set) by
+starting as it would without one. Its warnings about that are turned off (an archive
+that cannot be used costs time, never a result): what ran is in the day's report.
+
+``[spark] class_archive = false`` turns it off. The archives live in
+``$CRAWLDEDUP_CLASS_ARCHIVES``, else ``$XDG_CACHE_HOME/crawldedup/jvm-classes`` (default
+``~/.cache/crawldedup/jvm-classes``); the newest three are kept.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import importlib.util
+import os
+import shutil
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+from crawldedup.store_lock import pid_alive
+
+FOLDER_ENV = "CRAWLDEDUP_CLASS_ARCHIVES"
+# The line HotSpot logs (tags cds+dynamic) once the archive file is complete.
+WRITTEN = "Written dynamic archive"
+# The JVM's messages about an archive it cannot use or dump (a stale one, a class path
+# with a non-empty folder) go to stdout among the job's output: off.
+QUIET = "-Xlog:cds=off,cds+dynamic=off"
+KEEP = 3
+# Environment that changes the driver's class path (Spark's launcher adds these).
+_CLASS_PATH_ENV = ("SPARK_CONF_DIR", "HADOOP_CONF_DIR", "YARN_CONF_DIR", "SPARK_DIST_CLASSPATH")
+
+
+def archive_folder() -> Path:
+    """Where the archives are kept (see the module's docstring)."""
+    given = os.environ.get(FOLDER_ENV)
+    if given:
+        return Path(given)
+    cache = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(cache) / "crawldedup" / "jvm-classes"
+
+
+def _java_identity() -> str:
+    """The Java runtime the driver will run: its ``release`` file, or the binary's path."""
+    home = os.environ.get("JAVA_HOME")
+    java = Path(home, "bin", "java") if home else Path(shutil.which("java") or "java")
+    java = java.resolve()
+    release = java.parent.parent / "release"
+    text = release.read_text(errors="replace") if release.is_file() else ""
+    stat = java.stat()
+    return f"{java}\n{stat.st_size}\n{stat.st_mtime_ns}\n{text}"
+
+
+def _spark_jars() -> Path | None:
+    """The jars folder of the Spark the driver will run (``SPARK_HOME``, else pyspark's)."""
+    home = os.environ.get("SPARK_HOME")
+    if home:
+        return Path(home, "jars")
+    spec = importlib.util.find_spec("pyspark")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    return Path(next(iter(spec.submodule_search_locations)), "jars")
+
+
+def archive_key() -> str | None:
+    """A hash of what the archive depends on; None when Java or Spark cannot be found."""
+    try:
+        jars = _spark_jars()
+        if jars is None or not jars.is_dir():
+            return None
+        h = hashlib.sha256(_java_identity().encode())
+        for jar in sorted(jars.iterdir()):
+            st = jar.stat()
+            h.update(f"\n{jar.name} {st.st_size} {st.st_mtime_ns}".encode())
+        for name in _CLASS_PATH_ENV:
+            h.update(f"\n{name}={os.environ.get(name, '')}".encode())
+    except OSError:
+        return None
+    return h.hexdigest()[:16]
+
+
+def _written(log: Path) -> bool:
+    try:
+        return WRITTEN in log.read_text(errors="replace")
+    except OSError:
+        return False
+
+
+def _tidy(folder: Path, key: str, final: Path) -> bool:
+    """Promote a finished dump of ``key`` to ``final``, remove dead ones and old archives.
+
+    A dumping JVM logs to ``spark-KEY.TOKEN.PID.log`` from its start (HotSpot puts its
+    pid in the name) and writes ``spark-KEY.TOKEN.part`` when it exits. Returns whether
+    a JVM that will dump ``key`` is still running.
+    """
+    now = time.time()
+    running = False
+    for log in sorted(folder.glob(f"spark-{key}.*.*.log")):
+        token, _, pid = log.name[: -len(".log")].rpartition(".")
+        part = folder / f"{token}.part"
+        if _written(log) and part.is_file():
+            if not final.exists():
+                with contextlib.suppress(OSError):  # another start promoted one first
+                    os.replace(part, final)  # atomic: a reader maps the whole file or none
+        elif pid.isdigit() and pid_alive(int(pid)):
+            running = True
+            continue
+        # Promoted, or its JVM died before the dump was written.
+        part.unlink(missing_ok=True)
+        log.unlink(missing_ok=True)
+    for part in folder.glob("spark-*.part"):
+        if not list(folder.glob(f"{part.stem}.*.log")) and now - part.stat().st_mtime > 3600:
+            part.unlink(missing_ok=True)  # a dump whose log is gone
+    archives = sorted(folder.glob("spark-*.jsa"), key=lambda p: p.stat().st_mtime, reverse=True)
+    for old in archives[KEEP:]:
+        if old != final:
+            old.unlink(missing_ok=True)
+    return running
+
+
+def class_archive_options(enabled: bool, folder: Path | None = None, write: bool = True) -> str:
+    """The driver JVM's options: map the archive, or dump one at exit, or '' (none).
+
+    '' when turned off, when there is no archive and ``write`` is false, when Java or
+    Spark cannot be found, when the folder cannot be written or its path holds
+    whitespace (Spark splits JVM options at spaces), and while another JVM that will
+    write the same archive runs.
+    """
+    if not enabled:
+        return ""
+    folder = archive_folder() if folder is None else folder
+    key = archive_key()
+    if key is None or any(c.isspace() for c in str(folder)):
+        return ""
+    final = folder / f"spark-{key}.jsa"
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        running = _tidy(folder, key, final)
+        if final.is_file():
+            return f"-XX:SharedArchiveFile={final} {QUIET}"
+        if not write or running or not os.access(folder, os.W_OK):
+            return ""
+    except OSError:
+        return ""
+    stem = folder / f"spark-{key}.{uuid.uuid4().hex[:12]}"
+    return (
+        f"-XX:ArchiveClassesAtExit={stem}.part {QUIET} "
+        f"-Xlog:cds+dynamic=info:file={stem}.%p.log::filecount=0"
+    )
+
+
+def driver_class_archive(spark: Any) -> str:
+    """What the running driver JVM was started with: ``"mapped"`` (an archive to map),
+    ``"writing"`` (it dumps one when it exits) or ``"none"``.
+
+    An archive that does not fit the JVM (another class path) is given but not mapped,
+    which no public API tells; the day's seconds do (docs/benchmarks.md).
+    """
+    jvm = spark.sparkContext._jvm
+    flags = [
+        str(f)
+        for f in jvm.java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments()
+    ]
+    if any(f.startswith("-XX:ArchiveClassesAtExit=") for f in flags):
+        return "writing"
+    if any(f.startswith("-XX:SharedArchiveFile=") for f in flags):
+        return "mapped"
+    return "none"
