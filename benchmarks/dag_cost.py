@@ -9,11 +9,17 @@ the stage (its own timer, from the stage's stats) and the task's seconds, whose
 difference is the per-task overhead.
 
     .venv/bin/python benchmarks/dag_cost.py --docs 10000 [--work DIR]
+    .venv/bin/python benchmarks/dag_cost.py --docs 10000 --class-archive off on
+
+``--jit`` and ``--class-archive`` list the settings of the passes (one CLI run and one
+DAG run each, every combination, in order). A pass with the class archive on runs after
+one JVM has written it: the first pass that needs it writes it first, untimed.
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
 import random
@@ -101,6 +107,17 @@ def run_cli(day: Path, home: Path, config: Path) -> dict[str, Any]:
     return {"wall_s": wall, "step_s": progress, "inside_s": stage_seconds(home)}
 
 
+def ensure_class_archive(day: Path, home: Path, config: Path) -> None:
+    """One untimed run whose JVM writes the class archive, unless there is one already
+    (the next JVM's start promotes the dump it leaves)."""
+    from crawldedup.pipeline.class_archive import class_archive_options
+
+    if class_archive_options(True, write=False):
+        return
+    print("writing the class archive (one untimed run)", flush=True)
+    run_cli(day, home, config)
+
+
 def run_dag(day: Path, home: Path, work: Path, config: Path) -> dict[str, Any]:
     af_home = work / f"airflow-{home.name}"
     af_home.mkdir(parents=True, exist_ok=True)
@@ -143,6 +160,13 @@ def main(argv: list[str] | None = None) -> int:
         choices=["auto", "full", "quick"],
         help="[spark] jit of each pass (one CLI run and one DAG run per mode, in order)",
     )
+    ap.add_argument(
+        "--class-archive",
+        nargs="+",
+        default=["on"],
+        choices=["on", "off"],
+        help="[spark] class_archive of each pass (crawldedup.pipeline.class_archive)",
+    )
     args = ap.parse_args(argv)
     work = (args.work or Path(tempfile.mkdtemp(prefix="crawldedup-dagcost-"))).resolve()
     if work.exists():
@@ -153,21 +177,26 @@ def main(argv: list[str] | None = None) -> int:
     write_day(day, day_docs)
     (day / "_SUCCESS").touch()
     print(f"{len(day_docs)} documents in {day}", flush=True)
-    for mode in args.jit:
-        # The same config file for both paths: only the driver JVM's JIT is set.
-        config = work / f"jit-{mode}.toml"
-        config.write_text(f'[spark]\njit = "{mode}"\n')
-        cli = run_cli(day, work / f"home-cli-{mode}", config)
-        print(f"cli ({mode} JIT): {cli['wall_s']:.1f} s", flush=True)
-        dag = run_dag(day, work / f"home-dag-{mode}", work, config)
-        print(f"dag ({mode} JIT): {dag['state']}, {dag['wall_s']:.1f} s", flush=True)
-        print_table(mode, cli, dag)
+    for mode, archive in itertools.product(args.jit, args.class_archive):
+        # The same config file for both paths: only the driver JVM's options are set.
+        label = f"{mode} JIT, class archive {archive}"
+        config = work / f"jit-{mode}-archive-{archive}.toml"
+        config.write_text(
+            f'[spark]\njit = "{mode}"\nclass_archive = {"true" if archive == "on" else "false"}\n'
+        )
+        if archive == "on":
+            ensure_class_archive(day, work / "home-archive", config)
+        cli = run_cli(day, work / f"home-cli-{mode}-{archive}", config)
+        print(f"cli ({label}): {cli['wall_s']:.1f} s", flush=True)
+        dag = run_dag(day, work / f"home-dag-{mode}-{archive}", work, config)
+        print(f"dag ({label}): {dag['state']}, {dag['wall_s']:.1f} s", flush=True)
+        print_table(label, cli, dag)
     return 0
 
 
-def print_table(mode: str, cli: dict[str, Any], dag: dict[str, Any]) -> None:
+def print_table(label: str, cli: dict[str, Any], dag: dict[str, Any]) -> None:
     print()
-    print(f"[spark] jit = {mode!r}")
+    print(label)
     print()
     print("| stage | CLI: in the stage s | DAG: in the stage s | DAG task s | task overhead s |")
     print("| --- | ---: | ---: | ---: | ---: |")
@@ -182,7 +211,7 @@ def print_table(mode: str, cli: dict[str, Any], dag: dict[str, Any]) -> None:
     print(f"| wait_for_crawl (sensor) | – | – | {sensor:.1f} | {sensor:.1f} |")
     print()
     print(
-        f"whole day ({mode} JIT): CLI {cli['wall_s']:.1f} s wall, DAG {dag['wall_s']:.1f} s "
+        f"whole day ({label}): CLI {cli['wall_s']:.1f} s wall, DAG {dag['wall_s']:.1f} s "
         f"wall ({dag['wall_s'] / cli['wall_s']:.2f}x)",
         flush=True,
     )

@@ -29,6 +29,7 @@ import functools
 import json
 import os
 import random
+import shlex
 import shutil
 import statistics
 import subprocess
@@ -460,17 +461,21 @@ def _run_once(
         f"spark.driver_memory={args.driver_memory}",
         *extra,
     ]
-    conf = case / f"spark-conf-{home.name}"
-    conf.mkdir(parents=True, exist_ok=True)
     events = case / f"events-{home.name}"
     shutil.rmtree(events, ignore_errors=True)
     events.mkdir()
-    (conf / "spark-defaults.conf").write_text(
-        f"spark.eventLog.enabled true\nspark.eventLog.dir file://{events}\n"
-        "spark.eventLog.compress false\nspark.eventLog.rolling.enabled false\n"
-        + (f"spark.driver.defaultJavaOptions {args.java_options}\n" if args.java_options else "")
-    )
-    env = {**env, "SPARK_CONF_DIR": str(conf)}
+    # The event log through spark-submit's arguments, not a SPARK_CONF_DIR: a folder with
+    # files on the driver's class path rules out its class archive (pipeline.class_archive).
+    submit = [
+        "--conf spark.eventLog.enabled=true",
+        f"--conf spark.eventLog.dir=file://{events}",
+        "--conf spark.eventLog.compress=false",
+        "--conf spark.eventLog.rolling.enabled=false",
+    ]
+    if args.java_options:
+        java = f"spark.driver.defaultJavaOptions={args.java_options}"
+        submit.append(f"--conf {shlex.quote(java)}")
+    env = {**env, "PYSPARK_SUBMIT_ARGS": " ".join([*submit, "pyspark-shell"])}
     t0 = time.perf_counter()
     # In the baseline's tree, so that `python -m` imports its package, not this one.
     cwd = env.get("PYTHONPATH") or None

@@ -79,11 +79,27 @@ def _spark_jars() -> Path | None:
     return Path(next(iter(spec.submodule_search_locations)), "jars")
 
 
+def _class_path_allows_archives(jars: Path) -> bool:
+    """Whether the driver's class path has no folder with files in it: HotSpot 17 cannot
+    write an archive then (its JVM says "Cannot have non-empty directory in paths" as it
+    exits), so none is ever mapped either. Spark's launcher puts the configuration
+    folder (``SPARK_CONF_DIR``, else ``SPARK_HOME/conf``) and the Hadoop and YARN ones
+    on it; a ``spark-defaults.conf`` there rules the archive out."""
+    if os.environ.get("SPARK_DIST_CLASSPATH"):
+        return False
+    conf = os.environ.get("SPARK_CONF_DIR") or str(jars.parent / "conf")
+    for folder in (conf, os.environ.get("HADOOP_CONF_DIR"), os.environ.get("YARN_CONF_DIR")):
+        if folder and Path(folder).is_dir() and any(Path(folder).iterdir()):
+            return False
+    return True
+
+
 def archive_key() -> str | None:
-    """A hash of what the archive depends on; None when Java or Spark cannot be found."""
+    """A hash of what the archive depends on; None when Java or Spark cannot be found or
+    the class path rules an archive out."""
     try:
         jars = _spark_jars()
-        if jars is None or not jars.is_dir():
+        if jars is None or not jars.is_dir() or not _class_path_allows_archives(jars):
             return None
         h = hashlib.sha256(_java_identity().encode())
         for jar in sorted(jars.iterdir()):
@@ -139,9 +155,9 @@ def class_archive_options(enabled: bool, folder: Path | None = None, write: bool
     """The driver JVM's options: map the archive, or dump one at exit, or '' (none).
 
     '' when turned off, when there is no archive and ``write`` is false, when Java or
-    Spark cannot be found, when the folder cannot be written or its path holds
-    whitespace (Spark splits JVM options at spaces), and while another JVM that will
-    write the same archive runs.
+    Spark cannot be found, when a folder on the class path holds files, when the folder
+    cannot be written or its path holds whitespace (Spark splits JVM options at spaces),
+    and while another JVM that will write the same archive runs.
     """
     if not enabled:
         return ""

@@ -97,13 +97,27 @@ def test_only_the_newest_archives_are_kept(tmp_path: Path) -> None:
     assert f"spark-{_key()}.jsa" in kept and len(kept) == KEEP
 
 
-def test_the_key_follows_what_changes_the_class_path(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_key_follows_what_changes_the_class_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.delenv("SPARK_CONF_DIR", raising=False)
     plain = _key()
-    monkeypatch.setenv("SPARK_CONF_DIR", "/etc/spark")
+    monkeypatch.setenv("SPARK_CONF_DIR", str(tmp_path))  # an empty folder: on the path
     assert _key() != plain
     monkeypatch.delenv("SPARK_CONF_DIR")
     assert _key() == plain
+
+
+def test_a_folder_with_files_on_the_class_path_rules_the_archive_out(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """HotSpot 17 cannot dump with one ("Cannot have non-empty directory in paths")."""
+    conf = tmp_path / "conf"
+    conf.mkdir()
+    (conf / "spark-defaults.conf").write_text("spark.eventLog.enabled true\n")
+    monkeypatch.setenv("SPARK_CONF_DIR", str(conf))
+    assert archive_key() is None
+    assert class_archive_options(True, tmp_path / "archives") == ""
 
 
 def test_class_archive_is_a_boolean_in_the_config() -> None:
