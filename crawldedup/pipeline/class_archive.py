@@ -102,6 +102,9 @@ def archive_key() -> str | None:
         if jars is None or not jars.is_dir() or not _class_path_allows_archives(jars):
             return None
         h = hashlib.sha256(_java_identity().encode())
+        # The JVM maps an archive only onto the class path it was written with, paths
+        # included: two installs of the same pyspark wheel (two venvs) need one each.
+        h.update(f"\n{jars}\n{jars.resolve()}".encode())
         for jar in sorted(jars.iterdir()):
             st = jar.stat()
             h.update(f"\n{jar.name} {st.st_size} {st.st_mtime_ns}".encode())

@@ -124,3 +124,18 @@ def test_class_archive_is_a_boolean_in_the_config() -> None:
     assert Config().spark.class_archive is True
     with pytest.raises(ConfigError, match=r"spark\.class_archive"):
         Config().replace(**{"spark.class_archive": "maybe"})
+
+
+def test_each_install_of_spark_has_an_archive_of_its_own(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The same jars in another folder (a second venv) are another class path."""
+    for name in ("one", "two"):
+        jars = tmp_path / name / "jars"
+        jars.mkdir(parents=True)
+        (jars / "spark-core.jar").write_bytes(b"jar")
+        os.utime(jars / "spark-core.jar", (1_000_000, 1_000_000))
+    monkeypatch.setenv("SPARK_HOME", str(tmp_path / "one"))
+    one = _key()
+    monkeypatch.setenv("SPARK_HOME", str(tmp_path / "two"))
+    assert _key() != one
