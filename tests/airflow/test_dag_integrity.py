@@ -191,7 +191,13 @@ def test_spark_tasks_submit_the_jobs_with_the_rendered_day_and_params(
         # The driver's memory comes from the run's config (the default here), at run time.
         conf = parsed["rendered_conf"][stage]
         assert conf["spark.driver.memory"] == "2g", conf
-        assert conf["spark.driver.extraJavaOptions"].endswith("log4j2.properties"), conf
+        # The quiet log4j2 file first, then the JIT's and the class archive's options
+        # (tests/airflow/test_plugin_logic.py pins those).
+        first, *rest = conf["spark.driver.extraJavaOptions"].split()
+        assert first.startswith("-Dlog4j2.configurationFile=") and first.endswith(
+            "log4j2.properties"
+        ), conf
+        assert all(o.startswith(("-XX:", "-Xlog:")) for o in rest), conf
 
 
 def test_relevance_task_submits_its_job_with_the_input(parsed: dict[str, Any]) -> None:
