@@ -8,8 +8,9 @@ a HotSpot dynamic class-data-sharing (AppCDS) archive, and the whole ``crawldedu
 47.4-52.7 s against 37.9-39.4 s (docs/benchmarks.md, "The driver's class archive").
 
 The archive is written by the JVM itself: a driver started without one gets
-``-XX:ArchiveClassesAtExit`` and dumps the classes it loaded when it exits (about 180 MB,
-10-15 s after its work is done); the next start promotes the finished dump and maps it
+``-XX:ArchiveClassesAtExit`` and dumps the classes it loaded when it exits (about 180 MB;
+that run is slower, by about 30 s in all on a small day, once); the next start promotes
+the finished dump and maps it
 (``-XX:SharedArchiveFile``). The dump is written under a name of its own and promoted only
 when its log says it was written, so a JVM killed while dumping leaves nothing that is
 used. One archive per Java runtime, Spark jar set and class path settings (the file name
