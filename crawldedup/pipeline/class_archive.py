@@ -1,23 +1,24 @@
 """The driver JVM's class archive: Spark's classes mapped from a file instead of loaded.
 
 A driver JVM loads and verifies some 15,000 classes of Spark, Hadoop, Janino and their
-dependencies before and during its first queries. On two cores that is most of a small
-day's fixed cost: in one run of a 3,000-document day the session took 6.1 s to build
-and the first (JVM-only) job 3.3 s, against 3.0 s and 1.4 s with the classes mapped from
-a HotSpot dynamic class-data-sharing (AppCDS) archive, and the whole ``crawldedup run``
-47.4-52.7 s against 37.9-39.4 s (docs/benchmarks.md, "The driver's class archive").
+dependencies before and during its first queries. On two cores that is a large part of a
+small day: building the session took 6.1 s and the first (JVM-only) job 3.3 s, against
+3.0 s and 1.4 s with the classes mapped from a HotSpot dynamic class-data-sharing (AppCDS)
+archive; a 10k-document day took 57.4 s against 64.6 s, through the Airflow DAG 105.3 s
+against 150.4 s (docs/benchmarks.md, "The driver's class archive").
 
 The archive is written by the JVM itself: a driver started without one gets
 ``-XX:ArchiveClassesAtExit`` and dumps the classes it loaded when it exits (about 180 MB;
 that run is slower, by about 30 s in all on a small day, once); the next start promotes
-the finished dump and maps it
-(``-XX:SharedArchiveFile``). The dump is written under a name of its own and promoted only
-when its log says it was written, so a JVM killed while dumping leaves nothing that is
-used. One archive per Java runtime, Spark jar set and class path settings (the file name
-holds their hash): the JVM maps an archive only onto the class path it was written with,
-and refuses any other (a different JDK, an upgraded pyspark, ``SPARK_CONF_DIR`` set) by
-starting as it would without one. Its warnings about that are turned off (an archive
-that cannot be used costs time, never a result): what ran is in the day's report.
+the finished dump and maps it (``-XX:SharedArchiveFile``). The dump is written under a
+name of its own and promoted only when its log says it was written, so a JVM killed while
+dumping leaves nothing that is used. HotSpot maps an archive only onto the class path it
+was written with (folders, jar files, their sizes and times) and otherwise starts as it
+would without one; so each Java runtime, Spark jars folder and class-path setting gets an
+archive of its own (the file name holds their hash), and a class path with a non-empty
+folder, which HotSpot 17 cannot dump, gets none. The JVM's warnings about an archive are
+turned off (one that cannot be used costs time, never a result); what the JVM was given
+is in the day's report.
 
 ``[spark] class_archive = false`` turns it off. The archives live in
 ``$CRAWLDEDUP_CLASS_ARCHIVES``, else ``$XDG_CACHE_HOME/crawldedup/jvm-classes`` (default
