@@ -239,7 +239,7 @@ def _existing_store(ctx: Any) -> str:
 
 def cmd_run(args: argparse.Namespace, cfg: Config) -> int:
     from crawldedup.gate import quarantine_failure
-    from crawldedup.pipeline.class_archive import driver_class_archive
+    from crawldedup.pipeline.class_archive import exit_notice
     from crawldedup.pipeline.jit import day_input_bytes, quick_jit
     from crawldedup.pipeline.later_days import rerun_with_later_days
     from crawldedup.pipeline.spark import build_session
@@ -264,11 +264,9 @@ def cmd_run(args: argparse.Namespace, cfg: Config) -> int:
             spark = build_session(cfg, "crawldedup-run", day_bytes=day_bytes)
             try:
                 reports = rerun_with_later_days(spark, ctx, later, _progress, stages)
-                if driver_class_archive(spark) == "writing":
-                    _progress(
-                        f"[{ctx.day}] the JVM writes its class archive as it exits (once per "
-                        "Java and Spark install; later runs start faster)"
-                    )
+                notice = exit_notice(spark)
+                if notice:
+                    _progress(f"[{ctx.day}] {notice}")
             finally:
                 spark.stop()
     failures = []

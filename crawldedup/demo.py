@@ -32,6 +32,7 @@ def run_demo(
     start: date = date(2026, 11, 1),
     progress: Callable[[str], None] = print,
 ) -> int:
+    from crawldedup.pipeline.class_archive import exit_notice
     from crawldedup.pipeline.jit import day_input_bytes
     from crawldedup.pipeline.spark import build_session
     from crawldedup.pipeline.stages import run_day
@@ -58,6 +59,9 @@ def run_demo(
         for d in day_list:
             ctx = DayContext(day=d, home=demo_home, cfg=cfg, input_dir=sample_dir / f"dt={d}")
             reports.append(run_day(spark, ctx, progress))
+        notice = exit_notice(spark)
+        if notice:
+            progress(notice)
     finally:
         spark.stop()
 

@@ -204,3 +204,14 @@ def driver_class_archive(spark: Any) -> str:
     if any(f.startswith("-XX:SharedArchiveFile=") for f in flags):
         return "mapped"
     return "none"
+
+
+def exit_notice(spark: Any) -> str | None:
+    """The line to print before a JVM that writes the archive exits (the process then
+    waits for the dump), or None."""
+    if driver_class_archive(spark) != "writing":
+        return None
+    return (
+        "the JVM writes its class archive as it exits (once per Java and Spark install; "
+        "later runs start faster)"
+    )
