@@ -37,6 +37,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+from crawldedup.pipeline.jit import driver_jvm_flags
 from crawldedup.store_lock import pid_alive
 
 FOLDER_ENV = "CRAWLDEDUP_CLASS_ARCHIVES"
@@ -194,11 +195,7 @@ def driver_class_archive(spark: Any) -> str:
     An archive that does not fit the JVM (another class path) is given but not mapped,
     which no public API tells; the day's seconds do (docs/benchmarks.md).
     """
-    jvm = spark.sparkContext._jvm
-    flags = [
-        str(f)
-        for f in jvm.java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments()
-    ]
+    flags = driver_jvm_flags(spark)
     if any(f.startswith("-XX:ArchiveClassesAtExit=") for f in flags):
         return "writing"
     if any(f.startswith("-XX:SharedArchiveFile=") for f in flags):

@@ -65,8 +65,14 @@ def day_input_bytes(folders: Iterable[Path | None]) -> int | None:
         return None  # the stage reports an unreadable folder itself, with its own error
 
 
+def driver_jvm_flags(spark: Any) -> list[str]:
+    """The running driver JVM's command-line options."""
+    jvm = spark.sparkContext._jvm
+    bean = jvm.java.lang.management.ManagementFactory.getRuntimeMXBean()
+    return [str(f) for f in bean.getInputArguments()]
+
+
 def driver_jit(spark: Any) -> str:
     """What the running driver JVM compiles with: ``"c1"`` (C1 alone) or ``"tiered"``."""
-    jvm = spark.sparkContext._jvm
-    flags = list(jvm.java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments())
-    return "c1" if any(str(f).startswith("-XX:TieredStopAtLevel=1") for f in flags) else "tiered"
+    flags = driver_jvm_flags(spark)
+    return "c1" if any(f.startswith("-XX:TieredStopAtLevel=1") for f in flags) else "tiered"
