@@ -153,7 +153,11 @@ def add_day_keys(ctx: DayContext, keys: DataFrame) -> int:
     the index. The keys travel as Arrow batches, each block is read and written once."""
     cfg, store_url = ctx.cfg, ctx.store
     lows = [lo for lo, _ in key_ranges(cfg.bloom.scan_splits)]
-    n_tasks = max(1, len(enabled(cfg.cascade.rules)) * len(lows))
+    # Every key of a block lands in one task (hash partitioning on (rule, range)); a
+    # task per block cost each block a Python task's round trip, two per core balance
+    # the blocks' work as well on a small machine.
+    blocks = max(1, len(enabled(cfg.cascade.rules)) * len(lows))
+    n_tasks = min(blocks, 2 * keys.sparkSession.sparkContext.defaultParallelism)
 
     def with_range(batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         for b in batches:
@@ -246,7 +250,11 @@ def rebuild(
         _write_part(root_s, rule, i, data)
         return rule, i, keys, capacity, len(data)
 
-    built = sc_parallel_map(spark, tasks, build)
+    # Reading a stored block is a few milliseconds: one task per core, where a task per
+    # block cost each block a Python task's round trip (24 blocks: ~1 s on two cores).
+    # Scanning an index range is the heavy path: one task per range.
+    slices = spark.sparkContext.defaultParallelism if read_blocks else len(tasks)
+    built = sc_parallel_map(spark, tasks, build, slices)
     manifest: dict[str, Any] = {"ranges": [lo for lo, _ in ranges], "rules": {}}
     filters: dict[str, Any] = {}
     for rule in rules:
@@ -268,9 +276,12 @@ def rebuild(
     return ("blocks" if read_blocks else "scan"), filters
 
 
-def sc_parallel_map(spark: SparkSession, items: list[Any], fn: Any) -> list[Any]:
-    """``[fn(x) for x in items]``, one Spark task per item."""
-    return spark.sparkContext.parallelize(items, max(1, len(items))).map(fn).collect()
+def sc_parallel_map(
+    spark: SparkSession, items: list[Any], fn: Any, tasks: int | None = None
+) -> list[Any]:
+    """``[fn(x) for x in items]`` in ``tasks`` Spark tasks (default: one per item)."""
+    n = len(items) if tasks is None else min(tasks, len(items))
+    return spark.sparkContext.parallelize(items, max(1, n)).map(fn).collect()
 
 
 def run(spark: SparkSession, ctx: DayContext, force_scan: bool = False) -> dict[str, Any]:

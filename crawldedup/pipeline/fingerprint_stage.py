@@ -374,8 +374,12 @@ def run(spark: SparkSession, ctx: DayContext) -> dict[str, Any]:
         if parsed is not None:
             parsed.unpersist()
         written = spark.read.parquet(ctx.path("docs"))
-        stats["documents"] = written.count()
-        stats["missing_fetched_at"] = written.filter(~F.col("has_fetched_at")).count()
+        counts = written.agg(
+            F.count(F.lit(1)).alias("n"),
+            F.count(F.when(~F.col("has_fetched_at"), 1)).alias("missing"),
+        ).first()
+        stats["documents"] = int(counts["n"]) if counts else 0
+        stats["missing_fetched_at"] = int(counts["missing"]) if counts else 0
         q = spark.read.schema(schemas.QUARANTINE).json(str(ctx.quarantine_dir))
         stats["quarantined"] = {
             r["reason"]: r["count"] for r in q.groupBy("reason").count().collect()

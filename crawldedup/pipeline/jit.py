@@ -69,7 +69,10 @@ def driver_jvm_flags(spark: Any) -> list[str]:
     """The running driver JVM's command-line options."""
     jvm = spark.sparkContext._jvm
     bean = jvm.java.lang.management.ManagementFactory.getRuntimeMXBean()
-    return [str(f) for f in bean.getInputArguments()]
+    # One gateway call: iterating the Java list from Python is a call per element
+    # (0.8 s of a day's driver, py-spy).
+    joined = str(jvm.java.lang.String.join("\n", bean.getInputArguments()))
+    return joined.split("\n") if joined else []
 
 
 def driver_jit(spark: Any) -> str:

@@ -238,13 +238,14 @@ def run(spark: SparkSession, ctx: DayContext) -> dict[str, Any]:
         untyped.join(types, "id", "left").write.mode("overwrite").parquet(ctx.path("decisions"))
         written = spark.read.parquet(ctx.path("decisions"))
         stats["pairs_scored"] = scores.count()
-        stats["verdicts"] = {
-            (r["rule"] or "unique"): r["count"] for r in written.groupBy("rule").count().collect()
-        }
-        stats["types"] = {
-            r["type"]: r["count"]
-            for r in written.filter(F.col("type").isNotNull()).groupBy("type").count().collect()
-        }
+        # One job for both tallies: by (rule, type), summed each way on the driver.
+        tallies = written.groupBy("rule", "type").count().collect()
+        stats["verdicts"], stats["types"] = {}, {}
+        for r in tallies:
+            rule = r["rule"] or "unique"
+            stats["verdicts"][rule] = stats["verdicts"].get(rule, 0) + r["count"]
+            if r["type"] is not None:
+                stats["types"][r["type"]] = stats["types"].get(r["type"], 0) + r["count"]
         stats["store"] = {n: a.value for n, a in counters.items()}
     ctx.write_stats("similarity", stats)
     return stats

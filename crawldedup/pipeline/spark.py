@@ -13,6 +13,8 @@ from crawldedup.pipeline.class_archive import class_archive_options
 from crawldedup.pipeline.jit import jit_java_options
 
 _LOG4J = Path(__file__).with_name("log4j2.properties")
+# The variable Spark's SQL Python runners set for their workers (see build_session).
+SHARED_WORKER_ENV = "SPARK_SIMPLIFIED_TRACEBACK"
 
 
 def build_session(
@@ -44,6 +46,13 @@ def build_session(
         .config("spark.sql.adaptive.enabled", "true")
         .config("spark.sql.session.timeZone", "UTC")
         .config("spark.python.worker.reuse", "true")
+        # One pool of Python workers for every job. Spark keeps a pool (a daemon and its
+        # forked workers) per set of worker environment variables, and its SQL runners
+        # (mapInArrow) add SPARK_SIMPLIFIED_TRACEBACK=1 where its RDD runners (the
+        # stages' mapPartitions) do not: without this, a day started a second daemon
+        # whose workers imported everything again (an empty day: 6 worker processes,
+        # 13.9 CPU s, against 3 and 8.5 s with it; docs/benchmarks.md, eighth pass).
+        .config(f"spark.executorEnv.{SHARED_WORKER_ENV}", "1")
         # The work files are written once and read a stage later; their columns are ids,
         # hashes and texts, nearly all distinct, where Parquet's dictionary encoding only
         # costs the writer its hash map (benchmarks/throughput.py: ~15 % of the JVM's time
