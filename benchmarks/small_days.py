@@ -145,7 +145,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"round {r + 1} verdicts identical: {same} of {max(len(a), len(b))}", flush=True)
 
     def med(code: str, f: Any) -> float:
-        return statistics.median(f(x) for x in results[code])
+        return float(statistics.median(f(x) for x in results[code]))
 
     print(f"\nmedians of {args.rounds} rounds, {len(args.days)} days each:")
     print("| code | wall s | CPU s | JVM | Python workers | driver Python | x datasketch |")
