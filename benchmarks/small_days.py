@@ -100,18 +100,24 @@ def run_days(
             raise SystemExit(f"{code}: run {d} exited {proc.returncode}:\n{out[-2000:]}")
         for k, v in sampler.split().items():
             cpu[k] += v
+    verdicts = day_verdicts(days, home, env, tree or ROOT)
+    return {"walls": walls, "wall": sum(walls), "cpu": cpu, "verdicts": verdicts}
+
+
+def day_verdicts(days: list[str], home: Path, env: dict[str, str], cwd: Path) -> list[str]:
+    """`crawldedup verdicts` of each day, its lines sorted, run by the code in ``cwd``."""
     verdicts: list[str] = []
     for d in days:
         listing = subprocess.run(
-            [*prefix, "verdicts", "--date", d, "--home", str(home)],
+            [sys.executable, "-m", "crawldedup.cli", "verdicts", "--date", d, "--home", str(home)],
             env=env,
-            cwd=str(tree or ROOT),
+            cwd=str(cwd),
             capture_output=True,
             text=True,
             check=True,
         ).stdout
         verdicts += sorted(line for line in listing.splitlines() if line.strip())
-    return {"walls": walls, "wall": sum(walls), "cpu": cpu, "verdicts": verdicts}
+    return verdicts
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -19,45 +19,34 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(Path(__file__).parent))
 from realtext_quality import run_minhash  # noqa: E402
-from small_days import DAYS, run_days  # noqa: E402
+from small_days import DAYS, day_verdicts, run_days  # noqa: E402
 
 
 def in_process(
-    spark: object, data: Path, days: list[str], home: Path
+    spark: object, cfg: Any, data: Path, days: list[str], home: Path
 ) -> tuple[list[float], list[str]]:
-    from crawldedup.config import load_config
     from crawldedup.pipeline.context import DayContext
     from crawldedup.pipeline.stages import day_stages, run_day
 
     shutil.rmtree(home, ignore_errors=True)
-    cfg = load_config(None)
     walls = []
     for d in days:
         ctx = DayContext(day=d, home=home, cfg=cfg, input_dir=data / f"dt={d}")
         t0 = time.perf_counter()
         run_day(spark, ctx, stages=day_stages(cfg))  # type: ignore[arg-type]
         walls.append(time.perf_counter() - t0)
-    verdicts: list[str] = []
-    for d in days:
-        out = subprocess.run(
-            [sys.executable, "-m", "crawldedup.cli", "verdicts", "--date", d, "--home", str(home)],
-            cwd=ROOT,
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout
-        verdicts += sorted(line for line in out.splitlines() if line.strip())
-    return walls, verdicts
+    return walls, day_verdicts(days, home, dict(os.environ), ROOT)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -77,10 +66,11 @@ def main(argv: list[str] | None = None) -> int:
 
     t0 = time.perf_counter()
     day_bytes = day_input_bytes([args.data / f"dt={d}" for d in args.days])
-    spark = build_session(load_config(None), "crawldedup-warm", day_bytes=day_bytes)
+    cfg = load_config(None)
+    spark = build_session(cfg, "crawldedup-warm", day_bytes=day_bytes)
     start = time.perf_counter() - t0
-    cold, cold_v = in_process(spark, args.data, args.days, args.work / "home-cold")
-    warm, warm_v = in_process(spark, args.data, args.days, args.work / "home-warm")
+    cold, cold_v = in_process(spark, cfg, args.data, args.days, args.work / "home-cold")
+    warm, warm_v = in_process(spark, cfg, args.data, args.days, args.work / "home-warm")
     spark.stop()
     peer = run_minhash(args.data, 0.8).seconds
 

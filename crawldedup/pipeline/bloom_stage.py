@@ -253,7 +253,7 @@ def rebuild(
     # Reading a stored block is a few milliseconds: one task per core, where a task per
     # block cost each block a Python task's round trip (24 blocks: ~1 s on two cores).
     # Scanning an index range is the heavy path: one task per range.
-    slices = spark.sparkContext.defaultParallelism if read_blocks else len(tasks)
+    slices = spark.sparkContext.defaultParallelism if read_blocks else None
     built = sc_parallel_map(spark, tasks, build, slices)
     manifest: dict[str, Any] = {"ranges": [lo for lo, _ in ranges], "rules": {}}
     filters: dict[str, Any] = {}
