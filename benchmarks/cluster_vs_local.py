@@ -28,8 +28,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from crawldedup.pipeline.package import build_zip
-from crawldedup.pipeline.submit import SPARK_STAGES, submit_day
+from crawldedup.pipeline.submit import SPARK_STAGES, build_dist, submit_day
 
 ROOT = Path(__file__).resolve().parents[1]
 CLUSTER = ROOT / "scripts" / "spark_cluster.sh"
@@ -196,7 +195,7 @@ def main() -> int:
             sample, days=1, seed=args.seed, originals_per_day=round(args.docs / DOCS_PER_ORIGINAL)
         )
     print(f"sample in {sample} ({time.perf_counter() - t0:.0f}s)", file=sys.stderr)
-    py_files = build_zip(work / "dist")
+    py_files = build_dist(work / "dist")
 
     modes = [m.strip() for m in args.modes.split(",") if m.strip()]
     started = False

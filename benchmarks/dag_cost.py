@@ -9,17 +9,11 @@ the stage (its own timer, from the stage's stats) and the task's seconds, whose
 difference is the per-task overhead.
 
     .venv/bin/python benchmarks/dag_cost.py --docs 10000 [--work DIR]
-    .venv/bin/python benchmarks/dag_cost.py --docs 10000 --class-archive off on
-
-``--jit`` and ``--class-archive`` list the settings of the passes (one CLI run and one
-DAG run each, every combination, in order). A pass with the class archive on runs after
-one JVM has written it: the first pass that needs it writes it first, untimed.
 """
 
 from __future__ import annotations
 
 import argparse
-import itertools
 import json
 import os
 import random
@@ -107,17 +101,6 @@ def run_cli(day: Path, home: Path, config: Path) -> dict[str, Any]:
     return {"wall_s": wall, "step_s": progress, "inside_s": stage_seconds(home)}
 
 
-def ensure_class_archive(day: Path, home: Path, config: Path) -> None:
-    """One untimed run whose JVM writes the class archive, unless there is one already
-    (the next JVM's start promotes the dump it leaves)."""
-    from crawldedup.pipeline.class_archive import class_archive_options
-
-    if class_archive_options(True, write=False):
-        return
-    print("writing the class archive (one untimed run)", flush=True)
-    run_cli(day, home, config)
-
-
 def run_dag(day: Path, home: Path, work: Path, config: Path) -> dict[str, Any]:
     af_home = work / f"airflow-{home.name}"
     af_home.mkdir(parents=True, exist_ok=True)
@@ -153,20 +136,6 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--docs", type=int, default=10_000)
     ap.add_argument("--work", type=Path, default=None)
-    ap.add_argument(
-        "--jit",
-        nargs="+",
-        default=["auto"],
-        choices=["auto", "full", "quick"],
-        help="[spark] jit of each pass (one CLI run and one DAG run per mode, in order)",
-    )
-    ap.add_argument(
-        "--class-archive",
-        nargs="+",
-        default=["on"],
-        choices=["on", "off"],
-        help="[spark] class_archive of each pass (crawldedup.pipeline.class_archive)",
-    )
     args = ap.parse_args(argv)
     work = (args.work or Path(tempfile.mkdtemp(prefix="crawldedup-dagcost-"))).resolve()
     if work.exists():
@@ -177,20 +146,15 @@ def main(argv: list[str] | None = None) -> int:
     write_day(day, day_docs)
     (day / "_SUCCESS").touch()
     print(f"{len(day_docs)} documents in {day}", flush=True)
-    for mode, archive in itertools.product(args.jit, args.class_archive):
-        # The same config file for both paths: only the driver JVM's options are set.
-        label = f"{mode} JIT, class archive {archive}"
-        config = work / f"jit-{mode}-archive-{archive}.toml"
-        config.write_text(
-            f'[spark]\njit = "{mode}"\nclass_archive = {"true" if archive == "on" else "false"}\n'
-        )
-        if archive == "on":
-            ensure_class_archive(day, work / "home-archive", config)
-        cli = run_cli(day, work / f"home-cli-{mode}-{archive}", config)
-        print(f"cli ({label}): {cli['wall_s']:.1f} s", flush=True)
-        dag = run_dag(day, work / f"home-dag-{mode}-{archive}", work, config)
-        print(f"dag ({label}): {dag['state']}, {dag['wall_s']:.1f} s", flush=True)
-        print_table(label, cli, dag)
+    # The same (empty) config file for both paths.
+    config = work / "crawldedup.toml"
+    config.write_text("")
+    label = f"{len(day_docs)} documents"
+    cli = run_cli(day, work / "home-cli", config)
+    print(f"cli: {cli['wall_s']:.1f} s", flush=True)
+    dag = run_dag(day, work / "home-dag", work, config)
+    print(f"dag: {dag['state']}, {dag['wall_s']:.1f} s", flush=True)
+    print_table(label, cli, dag)
     return 0
 
 

@@ -239,8 +239,6 @@ def _existing_store(ctx: Any) -> str:
 
 def cmd_run(args: argparse.Namespace, cfg: Config) -> int:
     from crawldedup.gate import quarantine_failure
-    from crawldedup.pipeline.class_archive import exit_notice
-    from crawldedup.pipeline.jit import day_input_bytes, quick_jit
     from crawldedup.pipeline.later_days import rerun_with_later_days
     from crawldedup.pipeline.spark import build_session
     from crawldedup.pipeline.stages import day_stages, preflight
@@ -257,16 +255,10 @@ def cmd_run(args: argparse.Namespace, cfg: Config) -> int:
             _refuse_emptying_a_published_day(ctx)
         later = _later_days(ctx) if args.cascade_later else []
         with store_lock(ctx.store, f"run {ctx.day}", progress=_progress):
-            # One JVM runs every day here: their input together chooses its JIT.
-            day_bytes = day_input_bytes([ctx.input_dir, *(c.input_dir for c in later)])
-            jit = "C1 JIT" if quick_jit(cfg.spark, day_bytes) else "tiered JIT"
-            _progress(f"[{ctx.day}] starting Spark ({cfg.spark.master}, {jit}), store {ctx.store}")
-            spark = build_session(cfg, "crawldedup-run", day_bytes=day_bytes)
+            _progress(f"[{ctx.day}] starting Spark ({cfg.spark.master}), store {ctx.store}")
+            spark = build_session(cfg, "crawldedup-run")
             try:
                 reports = rerun_with_later_days(spark, ctx, later, _progress, stages)
-                notice = exit_notice(spark)
-                if notice:
-                    _progress(f"[{ctx.day}] {notice}")
             finally:
                 spark.stop()
     failures = []
@@ -307,7 +299,6 @@ def _refuse_emptying_a_published_day(ctx: Any) -> None:
 
 
 def cmd_stage(args: argparse.Namespace, cfg: Config) -> int:
-    from crawldedup.pipeline.jit import day_input_bytes
     from crawldedup.pipeline.spark import build_session
     from crawldedup.pipeline.stages import preflight, run_day
 
@@ -339,9 +330,7 @@ def cmd_stage(args: argparse.Namespace, cfg: Config) -> int:
     with home_lock(ctx.home, f"stage {args.name} {ctx.day}"):
         preflight(ctx, (args.name,))
         with store_lock(ctx.store, f"stage {args.name} {ctx.day}", progress=_progress):
-            # Without --input the day's size is not known: the full JIT, unless configured.
-            day_bytes = day_input_bytes([ctx.input_dir])
-            spark = build_session(cfg, f"crawldedup-{args.name}", day_bytes=day_bytes)
+            spark = build_session(cfg, f"crawldedup-{args.name}")
             try:
                 run_day(spark, ctx, _progress, stages=(args.name,))
             finally:

@@ -227,13 +227,6 @@ class SparkConfig:
     master: str = "local[*]"
     shuffle_partitions: int = 8
     driver_memory: str = "2g"
-    # The driver JVM's JIT (crawldedup.pipeline.jit): "auto" runs C1 alone on days whose
-    # input is at most quick_jit_max_mb, "full" keeps the tiered JIT, "quick" always C1.
-    jit: str = "auto"
-    quick_jit_max_mb: int = 40
-    # The driver JVM maps Spark's classes from an archive it wrote on an earlier start
-    # (crawldedup.pipeline.class_archive): seconds off every JVM's start.
-    class_archive: bool = True
 
 
 @dataclass(frozen=True)
@@ -323,14 +316,6 @@ class Config:
             "output.delete_list must be '', 'jsonl' or 'parquet'",
         )
         _check(self.spark.shuffle_partitions >= 1, "spark.shuffle_partitions must be >= 1")
-        _check(
-            self.spark.jit in ("auto", "full", "quick"),
-            "spark.jit must be 'auto', 'full' or 'quick'",
-        )
-        _check(self.spark.quick_jit_max_mb >= 0, "spark.quick_jit_max_mb must be >= 0")
-        _check(
-            isinstance(self.spark.class_archive, bool), "spark.class_archive must be true or false"
-        )
         g = self.gate
         _check(
             0.0 <= g.max_quarantined_share <= 1.0, "gate.max_quarantined_share must be in [0, 1]"

@@ -32,8 +32,6 @@ def run_demo(
     start: date = date(2026, 11, 1),
     progress: Callable[[str], None] = print,
 ) -> int:
-    from crawldedup.pipeline.class_archive import exit_notice
-    from crawldedup.pipeline.jit import day_input_bytes
     from crawldedup.pipeline.spark import build_session
     from crawldedup.pipeline.stages import run_day
     from crawldedup.sample import (
@@ -51,17 +49,12 @@ def run_demo(
     generate_sample(sample_dir, days=days, seed=seed, start=start)
     day_list = [(start + timedelta(days=i)).isoformat() for i in range(days)]
     progress(f"sample crawl of {days} days written to {sample_dir}")
-    # One JVM runs the three days: their input together chooses its JIT (pipeline.jit).
-    day_bytes = day_input_bytes([sample_dir / f"dt={d}" for d in day_list])
-    spark = build_session(cfg, "crawldedup-demo", day_bytes=day_bytes)
+    spark = build_session(cfg, "crawldedup-demo")
     reports = []
     try:
         for d in day_list:
             ctx = DayContext(day=d, home=demo_home, cfg=cfg, input_dir=sample_dir / f"dt={d}")
             reports.append(run_day(spark, ctx, progress))
-        notice = exit_notice(spark)
-        if notice:
-            progress(notice)
     finally:
         spark.stop()
 

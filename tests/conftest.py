@@ -30,12 +30,7 @@ def spark() -> Iterator[object]:
     from crawldedup.pipeline.spark import build_session
 
     cfg = Config().replace(**{"spark.shuffle_partitions": 4})
-    # No day size: the tiered JIT. This one JVM runs every Spark test's days (minutes of
-    # planning and small jobs), where C2 pays back: tests/spark/test_stages.py took 371 s
-    # with it against 458 s with C1 alone (crawldedup.pipeline.jit is for one day's JVM).
-    # It maps the class archive when one exists; it does not write one (it would hold the
-    # first dump back until the suite ends: crawldedup.pipeline.class_archive).
-    session = build_session(cfg, "crawldedup-tests", master="local[2]", write_class_archive=False)
+    session = build_session(cfg, "crawldedup-tests", master="local[2]")
     yield session
     session.stop()
 

@@ -14,7 +14,7 @@ from functools import lru_cache
 import numpy as np
 
 from crawldedup.config import FingerprintConfig, LshConfig, SimhashConfig
-from crawldedup.core.compiled import band_hashes, bit_majority, minhash_values, window_hashes
+from crawldedup.core.hashmix import band_hashes, bit_majority, minhash_values, window_hashes
 from crawldedup.core.normalize import (
     CJK_TABLE,
     LATIN_TABLE,
@@ -44,7 +44,7 @@ def _simhash_of_hashes(hashes: np.ndarray, weights: np.ndarray | None = None) ->
     if hashes.size == 0:
         return 0
     if weights is None and hashes.size < _EXACT_FLOAT32_COUNTS:
-        # Every feature votes once: the compiled loop counts the ones per bit exactly.
+        # Every feature votes once: count the ones per bit exactly.
         return int(bit_majority(np.ascontiguousarray(hashes, dtype="<u8")))
     bits = np.unpackbits(
         np.ascontiguousarray(hashes, dtype="<u8").view(np.uint8), bitorder="little"
@@ -106,7 +106,7 @@ def codepoint_shingle_hashes(cp32: np.ndarray, size: int = 3) -> np.ndarray:
 
 def _shingle_hashes_of_runs(runs: tuple[np.ndarray, ...], size: int) -> list[np.ndarray]:
     """:func:`codepoint_shingle_hashes` of each array of ``runs``, in one call of the
-    compiled loop (:func:`crawldedup.core.compiled.window_hashes`).
+    vectorized chain (:func:`crawldedup.core.hashmix.window_hashes`).
 
     Window ``j`` hashes as ``mix(...mix(mix(0 ^ c[j]) ^ c[j+1])... ^ c[j+size-1])``; a
     nonempty run shorter than ``size`` is padded with zeros to one window, an empty one
@@ -348,8 +348,8 @@ def _premixed_seeds(n: int) -> np.ndarray:
 
 
 def _minhash_of_distinct(distinct: np.ndarray, n: int) -> np.ndarray:
-    """:func:`minhash_signature` of distinct hashes (in any order), by the compiled loop
-    of :mod:`crawldedup.core.compiled`."""
+    """:func:`minhash_signature` of distinct hashes (in any order), by the vectorized loop
+    of :mod:`crawldedup.core.hashmix`."""
     if not distinct.size or n == 0:
         return np.zeros(0, dtype=np.uint64)
     out: np.ndarray = minhash_values(distinct.astype(np.uint64, copy=False), _premixed_seeds(n))

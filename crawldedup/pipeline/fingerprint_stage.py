@@ -32,9 +32,7 @@ from crawldedup.ingest.readers import (
 )
 from crawldedup.ingest.records import Quarantined, fingerprint_fields, prepare
 from crawldedup.pipeline import schemas
-from crawldedup.pipeline.class_archive import driver_class_archive
 from crawldedup.pipeline.context import DayContext, timed
-from crawldedup.pipeline.jit import driver_jit
 from crawldedup.pipeline.store_batches import store_batches, tuple_batches
 from crawldedup.store import Store
 
@@ -385,7 +383,5 @@ def run(spark: SparkSession, ctx: DayContext) -> dict[str, Any]:
             r["reason"]: r["count"] for r in q.groupBy("reason").count().collect()
         }
         stats["records_in"] = stats["documents"] + sum(stats["quarantined"].values())
-        stats["jit"] = driver_jit(spark)  # chosen by the day's size (pipeline.jit)
-        stats["class_archive"] = driver_class_archive(spark)  # pipeline.class_archive
     ctx.write_stats("fingerprint", stats)
     return stats

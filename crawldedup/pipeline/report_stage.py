@@ -69,9 +69,6 @@ def build_report(ctx: DayContext) -> dict[str, Any]:
         },
         "store_ops": store,
         "seconds": {s: st[s].get("seconds") for s in DEDUP_STAGES if s != "report"},
-        "jit": fp.get("jit"),  # the driver JVM's JIT in the fingerprint stage (pipeline.jit)
-        # "mapped", "writing" or "none" (crawldedup.pipeline.class_archive)
-        "class_archive": fp.get("class_archive"),
     }
 
 

@@ -5,7 +5,7 @@
         --store hbase://127.0.0.1:9090/crawldedup [--config FILE] [--set KEY=VALUE ...]
 
 Each Spark stage is one application (as the Airflow DAG submits them), the project goes to
-the executors as the ``--py-files`` zip (``crawldedup.pipeline.package``), the driver is
+the executors as its built wheel (``--py-files``, see :func:`build_dist`), the driver is
 started from a scratch folder with no ``PYTHONPATH``: nothing depends on the repo or the
 working folder. The report stage needs no Spark and runs as ``python jobs/report.py`` with
 the same zip on its path. ``--home`` is read and written by the driver and by the
@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -107,6 +108,25 @@ def spark_submit_cmd(
     return [*cmd, str(jobs_dir / f"{stage}.py"), *args]
 
 
+def build_dist(out_dir: Path, project: Path = DEFAULT_JOBS_DIR.parent) -> Path:
+    """The project's wheel, built by pip from ``project``, copied to
+    ``out_dir/crawldedup-<version>.zip`` for ``--py-files``: Spark puts py-files ending in
+    .zip, .egg or .jar on the executors' ``sys.path`` (not .whl), and a pure-Python wheel
+    is a zip that zipimport reads as it is."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="crawldedup-wheel-") as tmp:
+        subprocess.run(
+            [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", tmp, str(project)],
+            check=True,
+            stdout=subprocess.DEVNULL,
+        )
+        (wheel,) = Path(tmp).glob("crawldedup-*.whl")
+        version = wheel.name.split("-")[1]
+        target = out_dir / f"crawldedup-{version}.zip"
+        shutil.copyfile(wheel, target)
+    return target.resolve()
+
+
 def run_cmd(stage: str, cmd: list[str], cwd: Path, env: Mapping[str, str]) -> StageRun:
     t0 = time.perf_counter()
     proc = subprocess.run(cmd, cwd=cwd, env=dict(env), capture_output=True, text=True)
@@ -172,11 +192,14 @@ def submit_day(
 
 def main(argv: Sequence[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m crawldedup.pipeline.submit", description=__doc__)
-    p.add_argument("--master", required=True, help="spark://host:7077, or local[*]")
-    p.add_argument("--date", required=True)
-    p.add_argument("--input", required=True, type=Path)
-    p.add_argument("--home", required=True, type=Path)
-    p.add_argument("--store", required=True)
+    p.add_argument(
+        "--build-dist", type=Path, metavar="DIR", help="only build the --py-files zip into DIR"
+    )
+    p.add_argument("--master", help="spark://host:7077, or local[*]")
+    p.add_argument("--date")
+    p.add_argument("--input", type=Path)
+    p.add_argument("--home", type=Path)
+    p.add_argument("--store")
     p.add_argument("--config", type=Path, default=None)
     p.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE")
     p.add_argument(
@@ -185,12 +208,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--py-files", type=Path, default=None, help="the project zip (built if absent)")
     p.add_argument("--jobs-dir", type=Path, default=DEFAULT_JOBS_DIR)
     args = p.parse_args(argv)
+    if args.build_dist is not None:
+        print(build_dist(args.build_dist))
+        return 0
+    missing = [
+        f"--{n}" for n in ("master", "date", "input", "home", "store") if not getattr(args, n)
+    ]
+    if missing:
+        p.error(f"the following arguments are required: {', '.join(missing)}")
 
     py_files = args.py_files
     if py_files is None:
-        from crawldedup.pipeline.package import build_zip
-
-        py_files = build_zip(Path(tempfile.mkdtemp(prefix="crawldedup-dist-")))
+        py_files = build_dist(Path(tempfile.mkdtemp(prefix="crawldedup-dist-")))
     conf = dict(item.split("=", 1) for item in args.conf)
     try:
         submit_day(

@@ -241,19 +241,11 @@ def spark_conf(
     params: Mapping[str, Any], run: Mapping[str, Any], log4j: str = ""
 ) -> dict[str, str]:
     """spark-submit ``--conf`` of a Spark task: the driver's memory from the run's config
-    (``[spark] driver_memory``) and the driver's JVM options: the quiet log4j2 file when
-    given, the JIT the day's input size chooses (``[spark] jit``,
-    ``crawldedup.pipeline.jit``; every task of the run sees the same input, so the same)
-    and the class archive (``[spark] class_archive``, ``crawldedup.pipeline.class_archive``:
-    each task is a JVM of its own, and each maps the archive an earlier one wrote)."""
-    from crawldedup.pipeline.class_archive import class_archive_options
-    from crawldedup.pipeline.jit import day_input_bytes, jit_java_options
-
+    (``[spark] driver_memory``) and the quiet log4j2 file, when given, as the driver's
+    JVM option. Other JVM options belong to Spark's own configuration
+    (``spark-defaults.conf`` or the ``spark_default`` connection's extras)."""
     cfg = run_config(params, run)
     conf = {"spark.driver.memory": cfg.spark.driver_memory}
-    jit = jit_java_options(cfg.spark, day_input_bytes([Path(str(run["input"]))]))
-    archive = class_archive_options(cfg.spark.class_archive)
-    options = [f"-Dlog4j2.configurationFile={log4j}" if log4j else "", jit, archive]
-    if any(options):
-        conf["spark.driver.extraJavaOptions"] = " ".join(o for o in options if o)
+    if log4j:
+        conf["spark.driver.extraJavaOptions"] = f"-Dlog4j2.configurationFile={log4j}"
     return conf

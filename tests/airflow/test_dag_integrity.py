@@ -18,7 +18,7 @@ from crawldedup.stage_registry import SPARK_STAGES
 from tests.airflow.conftest import DAGS, ROOT, airflow_env, run_child
 
 DAG_ID = "crawl_dedup_daily"
-HEAVY = ["pyspark", "py4j", "happybase", "thriftpy2", "crawldedup.pipeline", "jieba", "numba"]
+HEAVY = ["pyspark", "py4j", "happybase", "thriftpy2", "crawldedup.pipeline", "jieba"]
 
 CHILD = r"""
 import copy, json, sys, time

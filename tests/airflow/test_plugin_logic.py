@@ -12,7 +12,6 @@ from typing import Any
 
 import pytest
 
-from crawldedup.pipeline.class_archive import FOLDER_ENV, QUIET, archive_key
 from crawldedup.store import open_store
 from crawldedup_airflow.day import (
     RULES,
@@ -136,19 +135,8 @@ def test_stage_args_parse_with_the_real_cli() -> None:
     assert _config(rel).relevance.library == "/etc/topics.yaml"
 
 
-@pytest.fixture
-def archive(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
-    """A class archive in a folder of the test's own: the option every task's JVM gets."""
-    folder = tmp_path / "jvm-classes"
-    folder.mkdir()
-    monkeypatch.setenv(FOLDER_ENV, str(folder))
-    final = folder / f"spark-{archive_key()}.jsa"
-    final.write_bytes(b"archive")
-    return f"-XX:SharedArchiveFile={final} {QUIET}"
-
-
 def test_every_task_builds_the_same_config_as_the_cli(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, archive: str
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """run_config (the report task, the driver-memory macro) equals what ``crawldedup stage``
     builds from the same stage_args: one path, from the config file on."""
@@ -165,10 +153,8 @@ def test_every_task_builds_the_same_config_as_the_cli(
     assert cfg == cli_cfg
     assert (cfg.gate.max_quarantined_share, cfg.gate.trailing_days) == (0.3, 2)
     assert cfg.cascade.threshold == 0.8 and cfg.store_url == RUN["store"]
-    assert spark_conf(params, run) == {
-        "spark.driver.memory": "3g",
-        "spark.driver.extraJavaOptions": archive,
-    }
+    # JVM options beyond the quiet logging are Spark's own configuration's business.
+    assert spark_conf(params, run) == {"spark.driver.memory": "3g"}
     # Without a config param, $CRAWLDEDUP_CONFIG names the file (as for the CLI).
     monkeypatch.setenv("CRAWLDEDUP_CONFIG", str(config))
     assert run_config(PARAMS, RUN).gate.max_quarantined_share == 0.3
@@ -176,41 +162,12 @@ def test_every_task_builds_the_same_config_as_the_cli(
     assert run_config(PARAMS, RUN).gate.max_quarantined_share == 0.10
     assert spark_conf(PARAMS, RUN, "/x/log4j2.properties") == {
         "spark.driver.memory": "2g",
-        "spark.driver.extraJavaOptions": (
-            f"-Dlog4j2.configurationFile=/x/log4j2.properties {archive}"
-        ),
+        "spark.driver.extraJavaOptions": "-Dlog4j2.configurationFile=/x/log4j2.properties",
     }
     with pytest.raises(RunSetupError, match="config"):
         run_config(PARAMS, {**RUN, "config": str(tmp_path / "missing.toml")})
     # The config param is not read: the sensor checked and resolved the run's.
     assert run_config({**PARAMS, "config": str(config)}, RUN).gate.max_quarantined_share == 0.10
-
-
-def test_spark_conf_gives_every_task_the_jit_the_days_input_chooses(
-    tmp_path: Path, archive: str
-) -> None:
-    """A small day's tasks start their driver JVM with C1 alone, a big day's (or one
-    whose config says ``jit = "full"``) with the tiered JIT (crawldedup.pipeline.jit);
-    each maps the class archive unless the config turns it off."""
-    day = tmp_path / "dt=2026-11-02"
-    day.mkdir()
-    (day / "part-0.jsonl").write_text('{"id": "a", "content": "x"}\n')
-    run = {**RUN, "input": str(day)}
-    assert spark_conf(PARAMS, run, "/x/log4j2.properties")["spark.driver.extraJavaOptions"] == (
-        f"-Dlog4j2.configurationFile=/x/log4j2.properties -XX:TieredStopAtLevel=1 {archive}"
-    )
-    assert spark_conf(PARAMS, run)["spark.driver.extraJavaOptions"] == (
-        f"-XX:TieredStopAtLevel=1 {archive}"
-    )
-    config = tmp_path / "crawldedup.toml"
-    config.write_text('[spark]\njit = "full"\n')
-    assert spark_conf(PARAMS, {**run, "config": str(config)})["spark.driver.extraJavaOptions"] == (
-        archive
-    )
-    config.write_text('[spark]\njit = "full"\nclass_archive = false\n')
-    assert "spark.driver.extraJavaOptions" not in spark_conf(PARAMS, {**run, "config": str(config)})
-    config.write_text("[spark]\nquick_jit_max_mb = 0\nclass_archive = false\n")  # every day "big"
-    assert "spark.driver.extraJavaOptions" not in spark_conf(PARAMS, {**run, "config": str(config)})
 
 
 def test_a_run_without_the_checked_paths_is_refused_not_filled_from_params() -> None:

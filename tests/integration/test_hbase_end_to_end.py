@@ -138,26 +138,3 @@ def test_quarantine_is_counted_and_progress_is_one_line_per_stage(on_hbase: HBas
     check_progress_lines(on_hbase.first.stderr)
 
 
-def test_a_small_day_runs_the_driver_on_the_c1_jit(on_hbase: HBaseDays) -> None:
-    """The default ("auto") picks C1 alone for a day of a few MB; the JVM really runs it."""
-    assert "tiered JIT" not in on_hbase.first.stderr
-    assert "C1 JIT)" in on_hbase.first.stderr, on_hbase.first.stderr[-2000:]
-    report = json.loads(
-        cli("report", "--date", DAYS[0], "--store", on_hbase.url, home=on_hbase.home).stdout
-    )
-    assert report["jit"] == "c1"
-
-
-def test_the_driver_maps_the_class_archive_an_earlier_run_wrote(on_hbase: HBaseDays) -> None:
-    """Day 1's JVM maps the archive or, on a machine without one, writes it as it exits;
-    the later runs (the killed day 2 and its rerun) start by mapping it. Their verdicts
-    and tables equal the embedded store's (test_rerun_after_the_kill_equals_...)."""
-
-    def archive(day: str) -> str:
-        out = cli("report", "--date", day, "--store", on_hbase.url, home=on_hbase.home).stdout
-        return str(json.loads(out)["class_archive"])
-
-    assert archive(DAYS[0]) in ("writing", "mapped")
-    if archive(DAYS[0]) == "writing":
-        assert "writes its class archive" in on_hbase.first.stderr
-    assert archive(DAYS[1]) == "mapped"  # the rerun's report
