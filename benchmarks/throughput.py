@@ -366,9 +366,7 @@ def run_case(
         capture_output=True,
     )
     drop = store == "hbase" and not args.repeat_stages
-    # --jit: the work tree's JIT choice (a baseline runs its own code's default).
-    jit = ("--set", f"spark.jit={args.jit}") if args.jit else ()
-    r = _run_once(prefix, dict(os.environ), inp, home, store_url, case, n, drop, jit)
+    r = _run_once(prefix, dict(os.environ), inp, home, store_url, case, n, drop)
     out.append({**common, "code": "work tree", **r, "day_docs": day_docs})
     if args.repeat_stages:
         runs = [("work tree", prefix, dict(os.environ), home, store_url)]
@@ -464,8 +462,7 @@ def _run_once(
     events = case / f"events-{home.name}"
     shutil.rmtree(events, ignore_errors=True)
     events.mkdir()
-    # The event log through spark-submit's arguments, not a SPARK_CONF_DIR: a folder with
-    # files on the driver's class path rules out its class archive (pipeline.class_archive).
+    # The event log through spark-submit's arguments.
     submit = [
         "--conf spark.eventLog.enabled=true",
         f"--conf spark.eventLog.dir=file://{events}",
@@ -523,13 +520,12 @@ def _run_once(
         "round_trips_per_doc": trips / n,
         "duplicates": report.get("duplicates", {}),
         "verdicts": verdicts,
-        "jit": report.get("jit") or "tiered",  # a code before the JIT choice: the default
     }
 
 
 def _label(r: dict[str, Any]) -> str:
-    """A row's store, code and JIT: "embedded (work tree, c1 JIT)"."""
-    return f"{r['store']} ({r.get('code', 'work tree')}, {r.get('jit', 'tiered')} JIT)"
+    """A row's store and code: "embedded (work tree)"."""
+    return f"{r['store']} ({r.get('code', 'work tree')})"
 
 
 def _verdicts(store_url: str) -> dict[str, Any]:
@@ -819,13 +815,6 @@ def main(argv: list[str] | None = None) -> int:
         help="after the runs, rerun these stages alone on each code's finished day",
     )
     ap.add_argument("--repeat", type=int, default=3, help="times each stage is rerun")
-    ap.add_argument(
-        "--jit",
-        choices=["auto", "full", "quick"],
-        default=None,
-        help="the work tree's [spark] jit (default: its config's, auto); with --baseline of a "
-        "commit before the JIT choice, --jit quick sets C1 alone against the tiered JIT",
-    )
     ap.add_argument("--chart", type=Path, default=None, help="PNG of cost against documents")
     ap.add_argument(
         "--baseline",

@@ -1,0 +1,83 @@
+"""What the product adds to Spark's own start: an empty day against a bare SparkSession.
+
+    .venv/bin/python benchmarks/empty_day.py --rounds 3
+
+Each round runs, alternating, (a) a bare local SparkSession started, used for one tiny
+job and stopped, in a fresh Python process, and (b) ``crawldedup run`` of a day folder
+with no data files, on a fresh home (a new embedded store). Wall and CPU seconds of each
+process tree (the Python process, its JVM and the Python workers: ``os.wait4``'s rusage
+counts every descendant that was waited for). It prints the medians and their ratio;
+the issue's bar is an empty day <= 1.5x the bare session.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+BARE = (
+    "from pyspark.sql import SparkSession\n"
+    "s = SparkSession.builder.master('local[*]').config('spark.ui.enabled', 'false')"
+    ".getOrCreate()\n"
+    "s.range(1).count()\n"
+    "s.stop()\n"
+)
+
+
+def timed(cmd: list[str], env: dict[str, str]) -> tuple[float, float]:
+    """Wall and CPU seconds of ``cmd`` and every descendant it waited for."""
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - t0
+    if status != 0:
+        err = proc.stderr.read().decode(errors="replace") if proc.stderr else ""
+        raise SystemExit(f"{cmd[:3]} failed ({status}):\n{err[-2000:]}")
+    return wall, usage.ru_utime + usage.ru_stime
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--rounds", type=int, default=3)
+    args = ap.parse_args(argv)
+    env = dict(os.environ)
+    env.setdefault("PYSPARK_PYTHON", sys.executable)
+    bin_dir = Path(sys.executable).parent
+    work = Path(tempfile.mkdtemp(prefix="crawldedup-empty-"))
+    day = work / "in" / "dt=2026-11-01"
+    day.mkdir(parents=True)
+    bare: list[tuple[float, float]] = []
+    empty: list[tuple[float, float]] = []
+    try:
+        for i in range(args.rounds):
+            bare.append(timed([sys.executable, "-c", BARE], env))
+            home = work / f"home-{i}"
+            cmd = [str(bin_dir / "crawldedup"), "run", "--date", "2026-11-01"]
+            empty.append(timed([*cmd, "--input", str(day), "--home", str(home)], env))
+            print(
+                f"round {i + 1}: bare {bare[-1][0]:.1f} s wall {bare[-1][1]:.1f} s CPU, "
+                f"empty day {empty[-1][0]:.1f} s wall {empty[-1][1]:.1f} s CPU",
+                flush=True,
+            )
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    bw, bc = (statistics.median(x[k] for x in bare) for k in (0, 1))
+    ew, ec = (statistics.median(x[k] for x in empty) for k in (0, 1))
+    print()
+    print("| run | wall s (median) | CPU s (median) |")
+    print("| --- | ---: | ---: |")
+    print(f"| bare local SparkSession, one job, stop | {bw:.1f} | {bc:.1f} |")
+    print(f"| crawldedup run, empty day | {ew:.1f} | {ec:.1f} |")
+    print(f"| ratio | {ew / bw:.2f}x | {ec / bc:.2f}x |")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
