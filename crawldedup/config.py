@@ -13,7 +13,7 @@ import tomllib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 # Cascade order (docs/algorithm.md#decision-order), B (content) → C (head) → D (tail) → A
 # (title), then the SimHash rule (docs/algorithm.md#simhash) for copies whose title, head
@@ -222,6 +222,19 @@ class GateConfig:
     trailing_days: int = 7
 
 
+ExtractEngine = Literal["resiliparse", "trafilatura"]
+EXTRACT_ENGINES: tuple[str, ...] = ("resiliparse", "trafilatura")
+
+
+@dataclass(frozen=True)
+class ExtractConfig:
+    """How the main text and title of an ``html`` record are extracted."""
+
+    # "resiliparse" (C++, made for web archives; the default) or "trafilatura" (the
+    # optional extra ``crawldedup[trafilatura]``; about 25x slower a page).
+    engine: ExtractEngine = "resiliparse"
+
+
 @dataclass(frozen=True)
 class SparkConfig:
     master: str = "local[*]"
@@ -243,6 +256,7 @@ class Config:
     lsh: LshConfig = field(default_factory=LshConfig)
     boilerplate: BoilerplateConfig = field(default_factory=BoilerplateConfig)
     gate: GateConfig = field(default_factory=GateConfig)
+    extract: ExtractConfig = field(default_factory=ExtractConfig)
 
     def validate(self) -> Config:
         _check(
@@ -325,6 +339,10 @@ class Config:
             "gate.duplicate_rate_tolerance must be in [0, 1]",
         )
         _check(1 <= g.trailing_days <= 366, "gate.trailing_days must be in 1..366")
+        _check(
+            self.extract.engine in EXTRACT_ENGINES,
+            f"extract.engine must be one of {list(EXTRACT_ENGINES)}: {self.extract.engine!r}",
+        )
         return self
 
     def replace(self, **changes: Any) -> Config:
@@ -362,6 +380,7 @@ _SECTIONS: dict[str, type[Any]] = {
     "lsh": LshConfig,
     "boilerplate": BoilerplateConfig,
     "gate": GateConfig,
+    "extract": ExtractConfig,
 }
 
 

@@ -19,7 +19,7 @@ from typing import Any
 from crawldedup.config import Config
 from crawldedup.core.boilerplate import host_of, page_line_keys
 from crawldedup.core.fingerprint import fingerprint, md5_hex
-from crawldedup.ingest.html_text import clean_page, own_text, page_title, title_parts
+from crawldedup.ingest.html_text import TEMPLATE_SKIP, after_heading, page_title
 from crawldedup.ingest.readers import RawRecord, is_environment_error, raw_too_large
 
 QUARANTINE_REASONS = (
@@ -78,7 +78,7 @@ def canonical_time(value: str) -> str:
 _PIP_NAMES = {"dateutil": "python-dateutil", "yaml": "PyYAML"}
 
 
-def _extraction_import_error(exc: ImportError) -> ImportError:
+def _extraction_import_error(exc: ImportError, engine: str = "trafilatura") -> ImportError:
     """One clear error for an install that cannot extract HTML, naming what is missing."""
     name = exc.name or ""
     text = str(exc)
@@ -88,50 +88,85 @@ def _extraction_import_error(exc: ImportError) -> ImportError:
         missing = name.split(".", 1)[0]
     else:
         first = text.strip().splitlines()[0] if text.strip() else type(exc).__name__
-        return ImportError(f"HTML extraction cannot import trafilatura: {first}")
+        return ImportError(f"HTML extraction cannot import {engine}: {first}")
     pip_name = _PIP_NAMES.get(missing, missing)
     return ModuleNotFoundError(
         f"HTML extraction needs {missing} (pip install {pip_name})", name=missing
     )
 
 
-def html_extractor() -> ModuleType:
-    """trafilatura, ready to use, or a ModuleNotFoundError naming the missing module.
+def html_extractor(engine: str = "resiliparse") -> ModuleType:
+    """The extraction engine's module, ready to use, or a ModuleNotFoundError naming the
+    missing module.
 
-    trafilatura imports justext, which imports ``lxml.html.clean``: since lxml 5.2 that
-    is a shim over the separate ``lxml_html_clean`` package, and a pip older than 24
-    does not install it through justext's ``lxml[html_clean]`` extra. It is imported
-    here by name so that its absence is reported as such (and declared, see
-    tests/unit/test_declared_dependencies.py). The fingerprint stage calls this on the
-    driver before any Spark work; executors call it per record, and re-raise.
+    ``resiliparse`` (the default) gives ``resiliparse.extract.html2text``; ``trafilatura``
+    (the optional extra) gives trafilatura, which imports justext, which imports
+    ``lxml.html.clean``: since lxml 5.2 that is a shim over the separate
+    ``lxml_html_clean`` package, and a pip older than 24 does not install it through
+    justext's ``lxml[html_clean]`` extra. It is imported here by name so that its absence
+    is reported as such (and declared, see tests/unit/test_declared_dependencies.py).
+    The fingerprint stage calls this on the driver before any Spark work; executors call
+    it per record, and re-raise.
     """
     try:
-        import lxml_html_clean  # noqa: F401
-        import trafilatura
+        if engine == "trafilatura":
+            import lxml_html_clean  # noqa: F401
+            import trafilatura
+
+            return trafilatura
+        import resiliparse.parse.html  # noqa: F401
+        from resiliparse.extract import html2text
+
+        return html2text
     except ImportError as exc:
-        raise _extraction_import_error(exc) from exc
-    return trafilatura
+        raise _extraction_import_error(exc, engine) from exc
 
 
 _DATE_SEARCH = {"extensive_search": False}
+# extract_plain_text's options: one line per block (paragraph, <br>, list item, cell),
+# no list bullets, alt texts, link targets, form fields, <noscript>, comment sections
+# or post meta (bylines, dates).
+_RESILIPARSE_OPTIONS = {
+    "preserve_formatting": True,
+    "list_bullets": False,
+    "alt_texts": False,
+    "links": False,
+    "form_fields": False,
+    "noscript": False,
+    "comments": False,
+    "post_meta": False,
+}
+# Main content without the elements named as template; then the page's visible text
+# without them; then all of it: a page with text never gives no text.
+_ATTEMPTS = ((True, TEMPLATE_SKIP), (False, TEMPLATE_SKIP), (False, None))
 
 
-def extract_html(html: str, url: str | None) -> tuple[str, str]:
-    """Title and main text of a page, boilerplate (nav, sidebars, footers) dropped.
+def _lines(text: str) -> str:
+    """Lines stripped, spaces collapsed, empty lines dropped."""
+    lines = (" ".join(line.split()) for line in text.splitlines())
+    return "\n".join(line for line in lines if line)
 
-    trafilatura extracts first, with its default (balanced) settings. When it returns
-    nothing, or text that is mostly the template (a short poem or notice inside a big
-    site template comes out as the navigation and link lists around it), or a short
-    text that is a content container's text plus a byline, a share bar or the title
-    again, the main text is taken from the page's content container or densest text
-    block instead (:func:`crawldedup.ingest.html_text.own_text`); ordinary articles keep
-    trafilatura's text. The title is trafilatura's (og:title, <title>, <h1>), else read
-    from the page itself. A page the fallback cannot read keeps trafilatura's text.
 
-    Raises ModuleNotFoundError (from :func:`html_extractor`) when the install cannot
-    extract HTML at all; any other error is about this page.
-    """
-    trafilatura = html_extractor()
+def _resiliparse_extract(html: str) -> tuple[str, str]:
+    """resiliparse's main content (see :mod:`crawldedup.ingest.html_text`)."""
+    from resiliparse.parse.html import HTMLTree
+
+    html2text = html_extractor("resiliparse")
+    tree = HTMLTree.parse(html)
+    text = ""
+    for main_content, skip in _ATTEMPTS:
+        text = _lines(
+            html2text.extract_plain_text(
+                tree, main_content=main_content, skip_elements=skip, **_RESILIPARSE_OPTIONS
+            )
+        )
+        if text:
+            break
+    return page_title(tree), text
+
+
+def _trafilatura_extract(html: str, url: str | None) -> tuple[str, str]:
+    trafilatura = html_extractor("trafilatura")
     doc = trafilatura.bare_extraction(
         html,
         url=url or None,
@@ -145,25 +180,33 @@ def extract_html(html: str, url: str | None) -> tuple[str, str]:
     data = {} if doc is None else doc.as_dict() if hasattr(doc, "as_dict") else dict(doc)
     title = str(data.get("title") or "").strip()
     text = str(data.get("text") or "")
-    own: str | None = None
-    try:
-        tree = trafilatura.load_html(html)
-        if tree is not None:
-            title = title or page_title(tree)
-            page = clean_page(tree)
-            own = own_text(text, page) if page is not None else None
-    except Exception as exc:
-        # A second opinion: when it cannot read the page, trafilatura's text stands.
-        if is_environment_error(exc) or not text.strip():
-            raise
-    # The page's <h1> usually repeats the title as the first line of the main text; a
-    # plain-text copy of the same article has no such line, so its head key would differ.
-    # The page's own text may start with the <h1> of a title that also names the site.
-    first, _, rest = (own if own is not None else text).partition("\n")
-    heading = first.strip()
-    if title and (heading == title or (own is not None and heading in title_parts(title))):
-        return title, rest
-    return title, own if own is not None else text
+    if not title or not text.strip():  # nothing found: resiliparse's title or text
+        own_title, own_text = _resiliparse_extract(html)
+        title = title or own_title
+        text = text if text.strip() else own_text
+    return title, text
+
+
+def extract_html(html: str, url: str | None, engine: str = "resiliparse") -> tuple[str, str]:
+    """Title and main text of a page, boilerplate (nav, sidebars, footers) dropped.
+
+    ``engine`` is ``[extract] engine``: resiliparse's main-content extraction (the
+    default), or trafilatura's. Either way a page whose main content comes out empty
+    gets its whole visible text instead, so a page with text never gives no text. The
+    title is og:title, else the part of <title> that is the <h1>, else <title>, else
+    <h1> (trafilatura's own with trafilatura).
+
+    Raises ModuleNotFoundError (from :func:`html_extractor`) when the install cannot
+    extract HTML at all; any other error is about this page.
+    """
+    if engine == "trafilatura":
+        title, text = _trafilatura_extract(html, url)
+    else:
+        title, text = _resiliparse_extract(html)
+    # The page's <h1> usually repeats the title at the top of the main text, after the
+    # site's name or breadcrumbs; a plain-text copy of the same article has none of it,
+    # so its head key would differ.
+    return title, after_heading(text, title)
 
 
 def text_too_large(chars: int) -> str:
@@ -207,7 +250,7 @@ def prepare(rec: RawRecord, cfg: Config, day: str) -> dict[str, Any] | Quarantin
         )
     if not (content and content.strip()) and html:
         try:
-            html_title, content = extract_html(html, url)
+            html_title, content = extract_html(html, url, cfg.extract.engine)
         except Exception as exc:  # lxml can choke on pathological markup
             if is_environment_error(exc):
                 raise  # the install or the machine, not this record: fail the run

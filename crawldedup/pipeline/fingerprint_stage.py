@@ -352,6 +352,7 @@ def run(spark: SparkSession, ctx: DayContext) -> dict[str, Any]:
         selection = select_input_files(Path(ctx.input_dir))
         files = [str(p) for p in selection.files]
         stats["files"] = len(files)
+        stats["extract_engine"] = ctx.cfg.extract.engine  # what the HTML records went through
         # What was not read, and why (symlinks, hidden folders, unknown extensions).
         stats["skipped_files"] = selection.skipped_counts()
         stats["skipped"] = selection.skipped_listing()

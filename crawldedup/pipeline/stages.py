@@ -125,7 +125,7 @@ def preflight(ctx: DayContext, stages: tuple[str, ...]) -> None:
         raise earlier_incomplete(earlier)
     if any(registry_stage(name).reads_input for name in stages):
         try:
-            html_extractor()
+            html_extractor(ctx.cfg.extract.engine)
         except ImportError as exc:
             raise StageFailed(stages[0], exc) from exc
 

@@ -80,7 +80,7 @@ from crawldedup.ingest.readers import RawRecord
 from crawldedup.ingest.records import Quarantined, prepare
 
 html = open(sys.argv[1], encoding="utf-8").read()
-cfg = Config().validate()
+cfg = Config().replace(**{"extract.engine": "trafilatura"})
 plain = RawRecord("d.jsonl", 1, {"id": "p1", "title": "T", "content": "some plain text"}, "{}")
 out = {"plain": type(prepare(plain, cfg, "2026-11-02")).__name__}
 data = {"id": "h1", "url": "https://ledger.example/local/park", "html": html}
@@ -163,7 +163,8 @@ def test_worker_file_loop_raises_and_root_cause_names_the_module(tmp_path: Path)
         from crawldedup.pipeline.fingerprint_stage import _prepare_file
         kinds = []
         try:
-            for row in _prepare_file(sys.argv[1], Config().validate(), "2026-11-02"):
+            cfg = Config().replace(**{"extract.engine": "trafilatura"})
+            for row in _prepare_file(sys.argv[1], cfg, "2026-11-02"):
                 kinds.append(row["kind"] + ":" + str(row.get("reason")))
             tb = cause = None
         except InputFileError as exc:
@@ -209,7 +210,7 @@ def test_cli_run_exits_1_with_one_line_before_spark_starts(tmp_path: Path) -> No
         from crawldedup import cli
 
         code = cli.main(["run", "--date", "2026-11-02", "--input", sys.argv[1],
-                         "--home", sys.argv[2]])
+                         "--home", sys.argv[2], "--set", "extract.engine=trafilatura"])
         print(json.dumps({"code": code, "jvm": SparkContext._gateway is not None}))
         """,
         str(day),
@@ -229,6 +230,10 @@ def test_a_real_news_page_is_extracted() -> None:
     out = prepare(_html_record(), Config().validate(), DAY)
     assert isinstance(out, dict)
     assert out["title"] == "City council approves new riverside park"
+
+
+# The engine whose install and failures these tests provoke (the optional extra).
+TRAFILATURA = Config().replace(**{"extract.engine": "trafilatura"})
 
 
 def _failing_extraction(monkeypatch: pytest.MonkeyPatch, exc: BaseException) -> None:
@@ -258,7 +263,7 @@ def test_a_page_that_breaks_extraction_is_still_quarantined(
     monkeypatch: pytest.MonkeyPatch, exc: BaseException
 ) -> None:
     _failing_extraction(monkeypatch, exc)
-    out = prepare(_html_record(), Config().validate(), DAY)
+    out = prepare(_html_record(), TRAFILATURA, DAY)
     assert isinstance(out, Quarantined)
     assert out.reason == "extraction_failed"
     assert out.detail.startswith(type(exc).__name__)
@@ -280,7 +285,7 @@ def test_an_environment_error_during_extraction_propagates(
 ) -> None:
     _failing_extraction(monkeypatch, exc)
     with pytest.raises(type(exc)):
-        prepare(_html_record(), Config().validate(), DAY)
+        prepare(_html_record(), TRAFILATURA, DAY)
 
 
 def test_is_environment_error() -> None:
