@@ -439,11 +439,33 @@ def _parquet_rows(path: str, n: int, batch: Any) -> Iterator[RawRecord]:
         yield RawRecord(path, n, row, raw)
 
 
-def _warc_tail(fh: IO[bytes], offset: int, gzipped: bool) -> tuple[int, str] | None:
-    """Bytes left after the last record warcio read, and their text; None if only blanks.
+def _warc_end(fh: IO[bytes], pos: int, gzipped: bool, block: int) -> int | None:
+    """Where the record that starts at ``pos`` ends in the file, None if unknown.
 
-    warcio ends quietly on a file cut inside a record's headers, or inside a gzip member
-    before anything of it can be decompressed: those bytes are a record lost.
+    Plain: after its headers and its ``block`` bytes (Content-Length). Gzip: after the
+    gzip members that hold it (one per record, as WARC writers do).
+    """
+    fh.seek(pos)
+    if not gzipped:
+        head = fh.read(1 << 16)
+        cut = head.find(b"\r\n\r\n")
+        return None if cut < 0 else pos + cut + 4 + block
+    member = zlib.decompressobj(16 + zlib.MAX_WBITS)
+    offset = pos
+    while not member.eof:
+        chunk = member.unconsumed_tail or fh.read(_CHUNK)
+        if not chunk:
+            return None  # the member is cut: FastWARC reported it (a short body)
+        offset += len(chunk) - len(member.unconsumed_tail)
+        member.decompress(chunk, _CHUNK)
+    return offset - len(member.unused_data)
+
+
+def _warc_tail(fh: IO[bytes], offset: int, gzipped: bool) -> tuple[int, str] | None:
+    """Bytes left after the last record read, and their text; None if only blanks.
+
+    FastWARC ends quietly on a file cut inside a gzip member before anything of it can
+    be decompressed: those bytes are a record lost.
     """
     try:
         size = os.fstat(fh.fileno()).st_size
@@ -466,77 +488,68 @@ def _warc_tail(fh: IO[bytes], offset: int, gzipped: bool) -> tuple[int, str] | N
 def _read_warc(
     fh: IO[bytes], path: str, compression: str | None, max_record_bytes: int
 ) -> Iterator[RawRecord]:
-    from warcio.archiveiterator import ArchiveIterator
+    from fastwarc.warc import ArchiveIterator, WarcRecordType
 
-    # warcio reads gzip members itself; bz2 is unpacked for it.
+    # FastWARC reads gzip members itself (stream_detect); bz2 is unpacked for it.
     stream = bz2.BZ2File(fh, mode="rb") if compression == "bz2" else fh
     gzipped = compression == "gzip"
     n = 0
-    end = 0  # where the last record warcio read whole ends (its file offset)
-    archive = ArchiveIterator(stream)
-    records = iter(archive)
+    last: tuple[int, int] | None = None  # (stream_pos, Content-Length) of the last record
+    records = iter(ArchiveIterator(stream, record_types=WarcRecordType.any_type, fsspec_args=False))
     while True:
         try:
             rec = next(records)
         except StopIteration:
             break
-        except Exception as exc:  # truncated archive: keep what was read, quarantine the rest
+        except Exception as exc:  # a record FastWARC cannot parse: quarantine the rest
             if is_environment_error(exc):
                 raise
-            tail = None if compression == "bz2" else _warc_tail(fh, end, gzipped)
-            yield RawRecord(path, n + 1, None, tail[1] if tail else "", "bad_warc", describe(exc))
+            yield RawRecord(path, n + 1, None, "", "bad_warc", describe(exc))
             return
-        out = None
-        # What warcio makes of a file that ends inside a record's headers: no
+        # What FastWARC makes of a file that ends inside a record's headers: no
         # Content-Length (every record has one), or an empty response (even an empty
         # page has an HTTP status line; revisit records may be empty).
-        no_length = rec.rec_headers.get_header("Content-Length") is None
-        if no_length or (not rec.length and rec.rec_type in (None, "", "response")):
-            text = rec.rec_headers.to_str()
+        length = rec.headers.get("Content-Length")
+        rtype = rec.record_type
+        if length is None or (
+            length.strip() == "0" and rtype in (WarcRecordType.unknown, WarcRecordType.response)
+        ):
+            text = "\r\n".join(f"{k}: {v}" for k, v in rec.headers.items())
             detail = f"record after record {n} has no content: its headers are cut"
             yield RawRecord(path, n + 1, None, text, "bad_warc", detail)
             return
-        if rec.rec_type == "response":
-            n += 1
-            try:
-                out = _warc_record(path, n, rec, max_record_bytes)
-            except Exception as exc:
-                if is_environment_error(exc):
-                    raise
-                out = RawRecord(path, n, None, "", "bad_warc", describe(exc))
-        if out is not None and out.error == "bad_warc":
-            yield out
-            return  # the file ends inside this record, or cannot be read past it
+        last = (rec.stream_pos, int(length))
+        if rtype != WarcRecordType.response:
+            continue
+        n += 1
         try:
-            archive.read_to_end()
-            end = archive.get_record_offset() + archive.get_record_length()
+            out = _warc_record(path, n, rec, int(length), max_record_bytes)
         except Exception as exc:
             if is_environment_error(exc):
                 raise
-            if out is not None:
-                yield out
-            yield RawRecord(path, n + 1, None, "", "bad_warc", describe(exc))
-            return
-        if out is not None:
-            yield out
-    # warcio ends quietly when the file ends inside a record's headers, or inside a gzip
-    # member before anything of it decompresses: bytes are left after the last record.
-    tail = None if compression == "bz2" else _warc_tail(fh, end, gzipped)
+            out = RawRecord(path, n, None, "", "bad_warc", describe(exc))
+        yield out
+        if out.error == "bad_warc":
+            return  # the file ends inside this record, or cannot be read past it
+    # FastWARC ends quietly when the file ends inside a gzip member before anything of it
+    # decompresses: bytes are left after the last record.
+    if compression == "bz2":
+        return
+    end = 0 if last is None else _warc_end(fh, last[0], gzipped, last[1])
+    tail = None if end is None else _warc_tail(fh, end, gzipped)
     if tail is not None:
         detail = f"{tail[0]} bytes after record {n} are no complete WARC record"
         yield RawRecord(path, n + 1, None, tail[1], "bad_warc", detail)
 
 
-def _warc_record(path: str, n: int, rec: Any, max_record_bytes: int) -> RawRecord:
-    url = rec.rec_headers.get_header("WARC-Target-URI") or ""
-    date = rec.rec_headers.get_header("WARC-Date") or ""
-    body = rec.content_stream().read()
+def _warc_record(path: str, n: int, rec: Any, block: int, max_record_bytes: int) -> RawRecord:
+    url = rec.headers.get("WARC-Target-URI") or ""
+    date = rec.headers.get("WARC-Date") or ""
+    expected = rec.content_length  # the payload's bytes, after the HTTP headers
+    body = rec.reader.read()
     # Bytes of the record's Content-Length that the file did not hold: cut mid-body.
-    missing = int(getattr(rec.raw_stream, "limit", 0) or 0)
-    ctype = (rec.http_headers.get_header("Content-Type") if rec.http_headers else "") or ""
-    charset = "utf-8"
-    if "charset=" in ctype:
-        charset = ctype.split("charset=", 1)[1].split(";")[0].strip() or "utf-8"
+    missing = max(0, expected - len(body))
+    charset = (rec.http_charset if rec.is_http else None) or "utf-8"
     try:
         html = body.decode(charset, "replace")
     except LookupError:
@@ -544,8 +557,7 @@ def _warc_record(path: str, n: int, rec: Any, max_record_bytes: int) -> RawRecor
     # The quarantine keeps the page itself, not only where it came from.
     raw = json.dumps({"url": url, "warc_date": date, "html": html}, ensure_ascii=False)
     if missing > 0:
-        length = int(rec.length or 0)
-        detail = f"record cut short: {length - missing} of {length} bytes (Content-Length)"
+        detail = f"record cut short: {block - missing} of {block} bytes (Content-Length)"
         return RawRecord(path, n, None, raw, "bad_warc", detail)
     if len(body) > max_record_bytes:
         return RawRecord(path, n, None, raw, "too_large", raw_too_large(len(body)))
