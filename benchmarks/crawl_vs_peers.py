@@ -1,0 +1,460 @@
+"""crawldedup beside the scripts a user would write instead, in one run on one crawl folder.
+
+    source scripts/env.sh
+    .venv/bin/python -m benchmarks.realtext.build --out /tmp/crawl --days 3 \
+        --per-day 16000 --seed 29
+    .venv/bin/python benchmarks/crawl_vs_peers.py --crawl /tmp/crawl
+        [--only crawldedup datasketch fast mllib] [--work DIR] [--json OUT] [--timeout 1800]
+
+The crawl is ``ROOT/dt=YYYY-MM-DD/*.jsonl[.gz]`` (``id, url, title, content`` or ``html``,
+``fetched_at``), optionally with ``ROOT/truth.jsonl`` (``id, cluster``). Each tool is a
+subprocess that reads the files itself, reading and HTML extraction included:
+
+* ``crawldedup``: ``crawldedup run --date D --input ROOT/dt=D --home W/home`` per day in
+  order on a fresh home, then ``crawldedup verdicts`` (groups) and ``crawldedup report``
+  (documents, ``seconds`` per stage);
+* ``datasketch``: benchmarks/peers/datasketch_script.py (lxml tag stripping, datasketch
+  MinHash LSH, 128 permutations, char 5-grams, 0.5);
+* ``fast``: benchmarks/peers/fast_script.py (resiliparse, rensa, the same shingles);
+* ``mllib``: benchmarks/peers/mllib_script.py (Spark MLlib MinHashLSH self-join, local[2]),
+  killed with its whole process group after ``--timeout`` seconds and reported "timeout".
+
+Wall seconds run from the start of a process to its exit. CPU seconds are those of the
+whole process tree (Python, the driver JVM, Spark's Python workers), which a plain
+``os.wait4`` on the child does not give, for two reasons found here:
+
+* PySpark's driver never waits for the JVM it started: at exit the JVM is orphaned and
+  its CPU (with everything it reaped) goes to init. On a 150-record day ``/usr/bin/time``
+  (wait4) reported 2.3 CPU s for a 94 s run. So this script makes itself a child
+  subreaper (``prctl(PR_SET_CHILD_SUBREAPER)``): orphans are re-parented to it and it
+  reaps them with ``os.wait4`` too (``cpu_wait4``).
+* pyspark.daemon sets SIGCHLD to SIG_IGN, so the kernel reaps its forked workers itself
+  and their CPU reaches no rusage at all. psutil samples the live tree every 0.25 s and
+  keeps the last-seen CPU of every process whose parent ignores SIGCHLD (read from
+  /proc/PID/status); that is added (``cpu_unreaped``, short by at most one sample
+  interval per such process).
+
+The table's CPU is ``cpu_wait4 + cpu_unreaped``; the JSON also keeps the child-only
+figure and the largest psutil sample of the live tree (a lower bound) as cross-checks.
+crawldedup's CPU per stage is not in its stats: each stage's CPU is the sampled tree CPU
+between its start and end (its end is when its progress line appears on stderr, its
+start that minus the stage's seconds from the stats); what lies outside the stages (JVM
+start, session, shutdown) is its own row.
+
+Conditions: one run, sequential tools, nothing else should be running; the machine has
+2 cores, and every concurrent Spark job slows the others 2-5x, so the load average
+before and after is printed with the table. Ratios are to the datasketch script's.
+Scores are pairwise over truth.jsonl's documents, by benchmarks/realtext_quality.py.
+"""
+
+from __future__ import annotations
+
+import argparse
+import bisect
+import contextlib
+import ctypes
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import psutil
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+from realtext_quality import crawldedup_bin, load_jsonl, score  # noqa: E402
+
+CPU_FIELDS = ("wall", "cpu", "cpu_wait4", "cpu_unreaped", "cpu_child_only", "cpu_sampled")
+TOOLS = ("crawldedup", "datasketch", "fast", "mllib")
+PEER_SCRIPT = {
+    "datasketch": "datasketch_script.py",
+    "fast": "fast_script.py",
+    "mllib": "mllib_script.py",
+}
+STAGE_LINE = re.compile(r"^\[[^\]]+\] \d+/\d+ (\w+)\s+([\d.]+)s")
+PR_SET_CHILD_SUBREAPER = 36
+SAMPLE_S = 0.25
+SIGCHLD_BIT = 1 << (signal.SIGCHLD - 1)
+
+
+# --------------------------------------------------------------------------- process trees
+
+
+def become_subreaper() -> bool:
+    """Orphaned descendants come back to this process, to be reaped (and counted) here."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        return libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
+    except (OSError, AttributeError):
+        return False
+
+
+def ignores_sigchld(pid: int) -> bool:
+    """Whether ``pid`` ignores SIGCHLD: then the kernel reaps its children itself."""
+    try:
+        with open(f"/proc/{pid}/status", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("SigIgn:"):
+                    return bool(int(line.split()[1], 16) & SIGCHLD_BIT)
+    except (OSError, ValueError):
+        pass
+    return False
+
+
+def tree_cpu(pid: int, unreaped: dict[tuple[int, float], float]) -> float:
+    """CPU seconds of a live tree: each live process plus the children it has reaped.
+
+    ``unreaped`` gets the last-seen CPU of each process whose parent ignores SIGCHLD:
+    no rusage will ever carry it (pyspark.daemon ignores SIGCHLD for its workers).
+    """
+    try:
+        root = psutil.Process(pid)
+        procs = [root, *root.children(recursive=True)]
+    except psutil.Error:
+        return 0.0
+    total = 0.0
+    for p in procs:
+        try:
+            with p.oneshot():
+                t, ppid, key = p.cpu_times(), p.ppid(), (p.pid, p.create_time())
+        except psutil.Error:
+            continue
+        cpu = t.user + t.system + t.children_user + t.children_system
+        total += cpu
+        if p.pid != pid and ignores_sigchld(ppid):
+            unreaped[key] = cpu
+    return total
+
+
+def reap_orphans(pgid: int, grace_s: float = 60.0) -> float:
+    """Wait for every re-parented descendant; their CPU (with what they reaped) in seconds."""
+    cpu = 0.0
+    deadline = time.monotonic() + grace_s
+    while True:
+        try:
+            pid, _, ru = os.wait4(-1, os.WNOHANG)
+        except ChildProcessError:
+            return cpu
+        if pid:
+            cpu += ru.ru_utime + ru.ru_stime
+            continue
+        if time.monotonic() > deadline:  # a lingering orphan of this run: end it
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(pgid, signal.SIGKILL)
+            deadline = time.monotonic() + grace_s
+        time.sleep(0.05)
+
+
+@dataclass
+class Tree:
+    wall: float
+    cpu: float  # the whole tree: cpu_wait4 plus cpu_unreaped
+    cpu_wait4: float  # the child's wait4 rusage plus every re-parented orphan's
+    cpu_unreaped: float  # auto-reaped processes (parent ignores SIGCHLD), last seen by psutil
+    cpu_child_only: float  # what os.wait4 on the child alone reports
+    cpu_sampled: float  # the largest psutil sample of the live tree (a lower bound)
+    rc: int | None  # None: killed at the timeout
+    timeline: list[tuple[float, float]] = field(default_factory=list, repr=False)
+    stages: list[tuple[str, float, float]] = field(default_factory=list)  # name, secs, end
+
+
+def run_tree(cmd: list[str], log: Path, timeout: float | None = None) -> Tree:
+    """Run ``cmd`` in its own session; wall, CPU of the whole tree, stage lines on stderr."""
+    t0 = time.perf_counter()
+    with log.with_suffix(".out").open("w") as out, log.open("w", encoding="utf-8") as err:
+        proc = subprocess.Popen(
+            cmd,
+            stdout=out,
+            stderr=subprocess.PIPE,
+            text=True,
+            encoding="utf-8",
+            errors="replace",
+            start_new_session=True,
+        )
+        stages: list[tuple[str, float, float]] = []
+
+        def read_stderr() -> None:
+            assert proc.stderr is not None
+            for line in proc.stderr:
+                m = STAGE_LINE.match(line)
+                if m:
+                    stages.append((m.group(1), float(m.group(2)), time.perf_counter() - t0))
+                err.write(line)
+
+        reader = threading.Thread(target=read_stderr, daemon=True)
+        reader.start()
+        timeline: list[tuple[float, float]] = [(0.0, 0.0)]
+        killed = False
+        unreaped: dict[tuple[int, float], float] = {}
+        while True:
+            pid, status, ru = os.wait4(proc.pid, os.WNOHANG)
+            if pid:
+                break
+            now = time.perf_counter() - t0
+            if timeout is not None and now > timeout:
+                os.killpg(proc.pid, signal.SIGKILL)  # the child, its JVM and workers only
+                killed = True
+                _, status, ru = os.wait4(proc.pid, 0)
+                break
+            timeline.append((now, max(timeline[-1][1], tree_cpu(proc.pid, unreaped))))
+            time.sleep(SAMPLE_S)
+        wall = time.perf_counter() - t0
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        child = ru.ru_utime + ru.ru_stime
+        orphans = reap_orphans(proc.pid)
+        reader.join(timeout=10)
+    lost = sum(unreaped.values())
+    return Tree(
+        wall=wall,
+        cpu=child + orphans + lost,
+        cpu_wait4=child + orphans,
+        cpu_unreaped=lost,
+        cpu_child_only=child,
+        cpu_sampled=timeline[-1][1],
+        rc=None if killed else proc.returncode,
+        timeline=timeline,
+        stages=stages,
+    )
+
+
+def cpu_at(timeline: list[tuple[float, float]], t: float) -> float:
+    """Sampled tree CPU at wall time ``t``, interpolated between samples."""
+    times = [x for x, _ in timeline]
+    i = bisect.bisect_left(times, t)
+    if i == 0:
+        return timeline[0][1]
+    if i >= len(timeline):
+        return timeline[-1][1]
+    (ta, ca), (tb, cb) = timeline[i - 1], timeline[i]
+    return ca + (cb - ca) * (t - ta) / (tb - ta) if tb > ta else cb
+
+
+# --------------------------------------------------------------------------- the tools
+
+
+@dataclass
+class Outcome:
+    name: str
+    wall: float | None = None
+    cpu: float | None = None
+    cpu_wait4: float | None = None
+    cpu_unreaped: float | None = None
+    cpu_child_only: float | None = None
+    cpu_sampled: float | None = None
+    docs: int = 0
+    note: str = ""
+    scores: dict[str, float] | None = None
+    days: list[dict[str, Any]] = field(default_factory=list)
+    groups: dict[str, str] = field(default_factory=dict, repr=False)
+
+
+def cli(cmd: list[str]) -> str:
+    return subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
+
+
+def run_crawldedup(crawl: Path, work: Path, days: list[str]) -> Outcome:
+    exe = crawldedup_bin()
+    home = work / "home"
+    shutil.rmtree(home, ignore_errors=True)
+    res = Outcome("crawldedup", 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, note="one `crawldedup run` per day")
+    for d in days:
+        cmd = [exe, "run", "--date", d, "--input", str(crawl / f"dt={d}"), "--home", str(home)]
+        tree = run_tree(cmd, work / f"crawldedup-{d}.log")
+        if tree.rc not in (0, 3):  # 3: the data-quality gate, still a run
+            tail = (work / f"crawldedup-{d}.log").read_text(encoding="utf-8")[-1500:]
+            raise SystemExit(f"crawldedup run --date {d} exited {tree.rc}:\n{tail}")
+        base = ["--date", d, "--home", str(home)]
+        rep = json.loads(cli([exe, "report", *base]))
+        verdicts = cli([exe, "verdicts", *base])
+        for line in verdicts.splitlines():
+            if line.strip():
+                v = json.loads(line)
+                res.groups[v["id"]] = v.get("group") or v["id"]
+        stage_cpu = {}
+        for name, secs, end in tree.stages:
+            stage_cpu[name] = cpu_at(tree.timeline, end) - cpu_at(tree.timeline, end - secs)
+        seconds = rep.get("seconds", {})
+        docs = int(rep.get("documents") or 0)
+        res.days.append(
+            {
+                "day": d,
+                "docs": docs,
+                "records_in": rep.get("records_in"),
+                "exit": tree.rc,
+                **{k: getattr(tree, k) for k in CPU_FIELDS},
+                "stage_order": [name for name, _, _ in tree.stages if name in seconds],
+                "stage_seconds": seconds,
+                "stage_cpu_sampled": stage_cpu,
+            }
+        )
+        for k in CPU_FIELDS:
+            setattr(res, k, getattr(res, k) + getattr(tree, k))
+        res.docs += docs
+    return res
+
+
+def run_peer(name: str, crawl: Path, work: Path, timeout: float | None) -> Outcome:
+    out = work / f"{name}.jsonl"
+    out.unlink(missing_ok=True)
+    cmd = [sys.executable, str(HERE / "peers" / PEER_SCRIPT[name]), str(crawl), str(out)]
+    tree = run_tree(cmd, work / f"{name}.log", timeout)
+    res = Outcome(name, *(getattr(tree, k) for k in CPU_FIELDS))
+    if tree.rc is None:
+        res.note = f"timeout: killed after {timeout:.0f} s"
+        return res
+    if tree.rc != 0 or not out.exists():
+        tail = (work / f"{name}.log").read_text(encoding="utf-8")[-800:]
+        res.note = f"failed: exit {tree.rc}: {tail.strip().splitlines()[-1:] or ''}"
+        return res
+    for v in load_jsonl(out):
+        res.groups[v["id"]] = v["group"]
+    res.docs = len(res.groups)
+    return res
+
+
+# --------------------------------------------------------------------------- report
+
+
+def fmt(x: float | None, nd: int = 1) -> str:
+    return "-" if x is None else f"{x:.{nd}f}"
+
+
+def ratio(x: float | None, base: float | None) -> str:
+    return "-" if x is None or not base else f"{x / base:.2f}x"
+
+
+def table(header: list[str], rows: list[list[str]], emit) -> None:
+    emit("| " + " | ".join(header) + " |")
+    emit("|" + "---|" * len(header))
+    for row in rows:
+        emit("| " + " | ".join(row) + " |")
+
+
+def print_tables(results: list[Outcome], has_truth: bool, emit) -> None:
+    base = next((r for r in results if r.name == "datasketch" and r.groups), None)
+    header = ["tool", "docs", "wall s", "CPU s", "wall / datasketch", "CPU / datasketch"]
+    quality = ("precision", "recall", "f1") if has_truth else ()
+    rows = []
+    for r in results:
+        row = [r.name, str(r.docs), fmt(r.wall), fmt(r.cpu)]
+        row += [ratio(r.wall, base and base.wall), ratio(r.cpu, base and base.cpu)]
+        row += [fmt((r.scores or {}).get(k), 4) for k in quality]
+        rows.append([*row, r.note])
+    table([*header, *(q if q != "f1" else "F1" for q in quality), "note"], rows, emit)
+
+    cd = next((r for r in results if r.name == "crawldedup" and r.days), None)
+    if cd is None:
+        return
+    stages = list(
+        dict.fromkeys(k for d in cd.days for k in [*d["stage_order"], *d["stage_seconds"]])
+    )
+    emit("")
+    emit("crawldedup per day (stage columns: wall seconds from the day's stats):")
+    emit("")
+    rows = []
+    for d in cd.days:
+        per_doc = 1000 * d["cpu"] / d["docs"] if d["docs"] else None
+        row = [d["day"], str(d["docs"]), fmt(d["wall"]), fmt(d["cpu"]), fmt(per_doc, 2)]
+        rows.append(row + [fmt(d["stage_seconds"].get(s)) for s in stages])
+    table(["day", "docs", "wall s", "CPU s", "CPU ms/doc", *stages], rows, emit)
+
+    n = cd.docs or 1
+    emit("")
+    emit(f"crawldedup per stage, all days ({cd.docs} docs; stage CPU sampled from the live tree):")
+    emit("")
+    rows = []
+    in_wall = in_cpu = 0.0
+    for s in stages:
+        w = sum(d["stage_seconds"].get(s, 0.0) for d in cd.days)
+        c = sum(d["stage_cpu_sampled"].get(s, 0.0) for d in cd.days)
+        in_wall, in_cpu = in_wall + w, in_cpu + c
+        rows.append([s, f"{w:.1f}", f"{1000 * w / n:.2f}", f"{c:.1f}", f"{1000 * c / n:.2f}"])
+    for label, w, c in (
+        ("outside stages (JVM start, session, shutdown)", cd.wall - in_wall, cd.cpu - in_cpu),
+        ("all (whole tree)", cd.wall, cd.cpu),
+    ):
+        rows.append([label, f"{w:.1f}", f"{1000 * w / n:.2f}", f"{c:.1f}", f"{1000 * c / n:.2f}"])
+    table(["stage", "wall s (stages: stats)", "wall ms/doc", "CPU s", "CPU ms/doc"], rows, emit)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--crawl", type=Path, required=True, help="ROOT with dt=YYYY-MM-DD folders")
+    ap.add_argument("--only", nargs="+", choices=TOOLS, default=list(TOOLS))
+    ap.add_argument("--work", type=Path, help="scratch folder (default: a new temp folder)")
+    ap.add_argument("--json", type=Path, help="save the numbers here")
+    ap.add_argument("--timeout", type=float, default=1800.0, help="mllib's limit, seconds")
+    args = ap.parse_args(argv)
+
+    crawl = args.crawl.resolve()
+    days = sorted(p.name[3:] for p in crawl.glob("dt=*") if p.is_dir())
+    if not days:
+        raise SystemExit(f"no dt=YYYY-MM-DD folders under {crawl}")
+    work = (args.work or Path(tempfile.mkdtemp(prefix="crawl-vs-peers-"))).resolve()
+    work.mkdir(parents=True, exist_ok=True)
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    subreaper = become_subreaper()
+    if not subreaper:
+        print("warning: not a child subreaper: CPU misses orphaned JVMs", file=sys.stderr)
+    load_before = os.getloadavg()
+
+    results: list[Outcome] = []
+    for name in TOOLS:
+        if name not in args.only:
+            continue
+        print(f"running {name} ...", file=sys.stderr, flush=True)
+        if name == "crawldedup":
+            r = run_crawldedup(crawl, work, days)
+        else:
+            r = run_peer(name, crawl, work, args.timeout if name == "mllib" else None)
+        print(f"  {name}: wall {fmt(r.wall)} s, CPU {fmt(r.cpu)} s {r.note}", file=sys.stderr)
+        results.append(r)
+
+    truth_path = crawl / "truth.jsonl"
+    truth = load_jsonl(truth_path) if truth_path.exists() else []
+    for r in results:
+        if truth and r.groups:
+            r.scores = score(r.groups, truth)
+    load_after = os.getloadavg()
+
+    print(f"# crawl {crawl}: {len(days)} days ({days[0]} .. {days[-1]})")
+    print(
+        f"machine: {os.cpu_count()} cores; load average before {load_before[0]:.2f}, "
+        f"after {load_after[0]:.2f}; CPU = whole process tree "
+        f"({'subreaper wait4' if subreaper else 'wait4 on the child only'} + auto-reaped "
+        "workers' last-seen CPU)"
+    )
+    print()
+    print_tables(results, bool(truth), print)
+    print()
+    print("CPU accounting, seconds (child wait4 / + orphans / + auto-reaped / tree sample):")
+    for r in results:
+        if r.cpu is not None:
+            print(
+                f"- {r.name}: {r.cpu_child_only:.1f} / {r.cpu_wait4:.1f} / {r.cpu:.1f} / "
+                f"{r.cpu_sampled:.1f}"
+            )
+
+    if args.json:
+        doc = {
+            "crawl": str(crawl),
+            "days": days,
+            "machine": {"cores": os.cpu_count(), "load": [load_before, load_after]},
+            "subreaper": subreaper,
+            "results": [{k: v for k, v in asdict(r).items() if k != "groups"} for r in results],
+        }
+        args.json.write_text(json.dumps(doc, indent=2), encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
