@@ -5,9 +5,10 @@
 Each round runs, alternating, (a) a bare local SparkSession started, used for one tiny
 job and stopped, in a fresh Python process, and (b) ``crawldedup run`` of a day folder
 with no data files, on a fresh home (a new embedded store). Wall and CPU seconds of each
-process tree (the Python process, its JVM and the Python workers: ``os.wait4``'s rusage
-counts every descendant that was waited for). It prints the medians and their ratio;
-the issue's bar is an empty day <= 1.5x the bare session.
+process tree (the Python process, its JVM and the Python workers), measured as
+benchmarks/crawl_vs_peers.py measures them (``run_tree``: this process adopts the JVM
+PySpark orphans, and samples the workers the kernel reaps itself). It prints the medians
+and their ratio; the issue's bar is an empty day <= 1.5x the bare session.
 """
 
 from __future__ import annotations
@@ -16,11 +17,12 @@ import argparse
 import os
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+from crawl_vs_peers import become_subreaper, run_tree
 
 BARE = (
     "from pyspark.sql import SparkSession\n"
@@ -31,24 +33,21 @@ BARE = (
 )
 
 
-def timed(cmd: list[str], env: dict[str, str]) -> tuple[float, float]:
-    """Wall and CPU seconds of ``cmd`` and every descendant it waited for."""
-    t0 = time.perf_counter()
-    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    _, status, usage = os.wait4(proc.pid, 0)
-    wall = time.perf_counter() - t0
-    if status != 0:
-        err = proc.stderr.read().decode(errors="replace") if proc.stderr else ""
-        raise SystemExit(f"{cmd[:3]} failed ({status}):\n{err[-2000:]}")
-    return wall, usage.ru_utime + usage.ru_stime
+def timed(cmd: list[str], log: Path) -> tuple[float, float]:
+    """Wall and CPU seconds of ``cmd``'s whole process tree."""
+    tree = run_tree(cmd, log)
+    if tree.rc != 0:
+        raise SystemExit(f"{cmd[:3]} failed ({tree.rc}): see {log}")
+    return tree.wall, tree.cpu
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--rounds", type=int, default=3)
     args = ap.parse_args(argv)
-    env = dict(os.environ)
-    env.setdefault("PYSPARK_PYTHON", sys.executable)
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    if not become_subreaper():
+        print("warning: not a child subreaper: CPU misses the orphaned JVMs", file=sys.stderr)
     bin_dir = Path(sys.executable).parent
     work = Path(tempfile.mkdtemp(prefix="crawldedup-empty-"))
     day = work / "in" / "dt=2026-11-01"
@@ -57,10 +56,11 @@ def main(argv: list[str] | None = None) -> int:
     empty: list[tuple[float, float]] = []
     try:
         for i in range(args.rounds):
-            bare.append(timed([sys.executable, "-c", BARE], env))
+            bare.append(timed([sys.executable, "-c", BARE], work / f"bare-{i}.log"))
             home = work / f"home-{i}"
             cmd = [str(bin_dir / "crawldedup"), "run", "--date", "2026-11-01"]
-            empty.append(timed([*cmd, "--input", str(day), "--home", str(home)], env))
+            run = [*cmd, "--input", str(day), "--home", str(home)]
+            empty.append(timed(run, work / f"empty-{i}.log"))
             print(
                 f"round {i + 1}: bare {bare[-1][0]:.1f} s wall {bare[-1][1]:.1f} s CPU, "
                 f"empty day {empty[-1][0]:.1f} s wall {empty[-1][1]:.1f} s CPU",
