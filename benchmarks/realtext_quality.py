@@ -29,7 +29,10 @@ fetched_at (then id). Scores are pairwise over the documents of truth.jsonl: a p
 positive iff both are in the same truth cluster, predicted iff in the same predicted
 group. Recall per kind: for each copy, the share of the pairs between it and the other
 members of its cluster that are predicted. Hard negatives: how many of the pairs in
-hard_negative_pairs.jsonl each method grouped (and per 10,000 of them).
+hard_negative_pairs.jsonl each method grouped (and per 10,000 of them), and over the
+families whose pages share one site's boilerplate (``BOILERPLATE_FAMILIES``: a site's
+block around different articles, one template with different fill, different short
+texts framed by one big site's header, navigation and footer) the wrong pairs per 1,000.
 
 This script imports nothing from crawldedup: it reads only what the command prints.
 """
@@ -55,6 +58,8 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 SPARK_TIMEOUT_S = 600
+# Hard-negative families whose two pages share one site's boilerplate.
+BOILERPLATE_FAMILIES = ("shared_boilerplate", "same_template_fill", "big_template_short")
 
 
 # --------------------------------------------------------------------------- reading
@@ -407,6 +412,14 @@ def hard_negative_errors(
     return out
 
 
+def boilerplate_errors(hard: Mapping[str, Mapping[str, float]]) -> dict[str, Any]:
+    """Wrong pairs over the families sharing a site's boilerplate, per 1,000 pairs."""
+    fams = [f for f in BOILERPLATE_FAMILIES if f in hard]
+    w = sum(int(hard[f]["grouped"]) for f in fams)
+    n = sum(int(hard[f]["pairs"]) for f in fams)
+    return {"families": fams, "grouped": w, "pairs": n, "per_1k": 1e3 * w / n if n else 0.0}
+
+
 # --------------------------------------------------------------------------- report
 
 
@@ -458,6 +471,19 @@ def report(
         emit(f"| {f} ({n_pairs}) | " + " | ".join(cells) + " |")
     emit("")
 
+    shared = {n: boilerplate_errors(hard[n]) for n in names}
+    if shared and next(iter(shared.values()))["pairs"]:
+        first = next(iter(shared.values()))
+        emit(
+            "### Wrong pairs per 1,000 pairs of different articles sharing a site's "
+            f"boilerplate ({', '.join(first['families'])}: {first['pairs']} pairs)\n"
+        )
+        emit("| method | grouped | per 1,000 |")
+        emit("|---|---:|---:|")
+        for name in names:
+            emit(f"| {name} | {shared[name]['grouped']} | {shared[name]['per_1k']:.1f} |")
+        emit("")
+
     emit("### crawldedup: quarantined records per reason\n")
     if quarantined:
         for reason, n in sorted(quarantined.items()):
@@ -482,6 +508,7 @@ def report(
         "recall_by_kind": kinds,
         "copies_by_kind": dict(copies),
         "hard_negatives": hard,
+        "shared_boilerplate_per_1k": shared,
         "quarantined": quarantined,
     }
 

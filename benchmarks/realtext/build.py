@@ -12,9 +12,32 @@ versions and checksums, arguments, counts).
 
 Originals are spread over the days (more on earlier days); copies are made on the
 same day (fetched later than their original) or on a later day, about a third of all
-records. Hard-negative documents are originals and are never copied. Every choice
-comes from ``random.Random(seed)`` over the corpus in its fixed order, so the output is
-the same for a seed and the same package versions.
+records. Hard-negative documents are originals and are never copied, except the short
+texts of big-template sites. Every choice comes from ``random.Random(seed)`` over the
+corpus in its fixed order, so the output is the same for a seed and the same package
+versions.
+
+Big-template sites (``reposting.make_big_sites``, 3 Chinese and 3 English): each frames
+every page with one fixed block of 32-38 lines (header, navigation, search and notice
+lines, three "related" lists of real corpus titles, footer, copyright, ICP lines; 600-850
+characters in Chinese, 1,200-1,450 in English), longer than the texts they publish:
+short texts under 300 characters (verse, sayings, fortunes, filled notices, short manual
+and man-page sections as software blurbs). A page is the block's lines above and below
+the title and text (what a text extraction gives; some sites add a date line or
+previous/next links), or for ``BIG_HTML_SHARE`` of them the site's HTML. Those originals
+form family ``big_template_short`` (``BIG_PAIRS_PER_PAGE`` pairs per page of one site
+with a different text, copies on the site included); their copies are kinds
+``short_in_other_template`` (the text in another big site's frame) and ``short_plain``
+(the text bare, sometimes with a credit line). ``BIG_PLAN`` scales with the record
+count like ``FAMILY_PLAN``; the big copies count in the copies (a third), the big
+originals in the originals. Excerpts (30-70 % of an article of at least
+``EXCERPT_MIN`` characters) are kept at the share of any other kind of copy.
+
+At ``--days 3 --per-day 1600 --seed 13``: 380 big-template originals on 6 sites of
+69-112 pages, 120 short_in_other_template, 110 short_plain, 105 excerpts, 1,449
+big_template_short pairs. At ``--per-day 16500 --seed 29``: 3,919 originals on sites of
+691-1,036 pages, 1,238 short_in_other_template, 1,134 short_plain, 1,092 excerpts,
+15,429 big_template_short pairs.
 
 Scale: a build first draws from the core sources alone (``corpus.CORE_SOURCES``,
 enough up to about --per-day 5000 over 3 days); if they run short of a language or of
@@ -23,14 +46,15 @@ scale, see ``corpus``). When one language has too few texts for its share, the
 share falls to what the corpus has (the copies follow the originals' language mix)
 and the other language fills in; nothing is synthesized. Reached (records):
 
-* ``--days 3 --per-day 16500 --seed 29``: 49,500 records, 60.0 % Chinese, 20.1 %
-  HTML, 33 % copies (15 % of them short_text), every hard-negative family;
-* ``--days 1 --per-day 100000 --seed 31``: 100,000 records, 61.9 % Chinese (English
-  texts run out first), 23.7 % HTML, 33 % copies. Chinese prose articles are few
+* ``--days 3 --per-day 16500 --seed 29``: 49,500 records, 60.0 % Chinese, 20.0 %
+  HTML, 33 % copies (13 % of them short_text, 14 % copies of big-template texts),
+  every hard-negative family;
+* ``--days 1 --per-day 100000 --seed 31``: 100,000 records, 61.7 % Chinese (English
+  texts run out first), 21.1 % HTML, 33 % copies. Chinese prose articles are few
   (about 2.4 k), so most Chinese originals are short (verse, sayings) and copies of
-  short texts reach 47 % of the copies (15 % at small scale); the forced HTML of
-  those copies lifts the HTML share over 20 %. near_editions stay at the 377
-  families the corpus has (759 records).
+  short texts reach 38 % of the copies (13 % at small scale), 52 % with the copies of
+  big-template texts; the forced HTML of those copies lifts the HTML share over 20 %.
+  near_editions stay at the 377 families the corpus has (759 records).
 """
 
 from __future__ import annotations
@@ -70,6 +94,17 @@ FAMILY_PLAN = {
     "same_copyright_tail": (24, 3, 5),
     "short_verse": (40, 2, 3),
 }
+# Short texts on big-template sites at --per-day 1600 over 3 days (scaled the same way):
+# originals spread over the sites, copies of them in another big site's frame and bare,
+# and hard-negative pairs per page (pairs of different texts framed by one site).
+BIG_PLAN = {
+    "originals": 380,
+    "short_in_other_template": 120,
+    "short_plain": 110,
+}
+BIG_PAIRS_PER_PAGE = 3
+BIG_HTML_SHARE = 0.3  # of the pages of big-template sites, served in the site's HTML
+BIG_SHORT_MAX = 300  # characters of a short text on a big-template site
 
 
 class CorpusExhausted(Exception):
@@ -87,11 +122,15 @@ class Doc:
     family: str | None
     cluster: str
     source: str
-    site: rp.Site
+    site: rp.Site | rp.BigSite
+    base: rp.Page | None = None  # the text without a big site's frame
+    keep_form: bool = False  # never rendered as HTML afterwards (big-template pages, bare)
 
     @property
     def base_page(self) -> rp.Page:
-        """The page without its HTML: what a copy starts from."""
+        """The page without its HTML (and frame): what a copy starts from."""
+        if self.base is not None:
+            return self.base
         return rp.Page(self.page.title, self.page.text, self.page.lang)
 
 
@@ -114,7 +153,22 @@ class Builder:
             if 4 <= len(d.title) <= 40:
                 titles[d.lang].append(d.title)
         self.titles = {k: self.rng.sample(v, min(300, len(v))) for k, v in titles.items()}
+        by_genre: dict[tuple[str, str], list[str]] = defaultdict(list)
+        short: dict[tuple[str, str], list[BaseDoc]] = defaultdict(list)
+        for d in corpus.docs:
+            if 4 <= len(d.title) <= 40 and rp.link_title(d.title):
+                by_genre[(d.lang, d.genre)].append(d.title)
+            if 10 <= d.length < BIG_SHORT_MAX and "│" not in d.text:  # not a table's row
+                short[(d.lang, d.genre)].append(d)
+        side = random.Random(seed + 3)  # the big sites' blocks do not move the main draws
+        self.big_sites = rp.make_big_sites(side, by_genre)
+        for v in short.values():
+            side.shuffle(v)
+        self.short_pools = short
+        self.notice_texts: set[str] = set()
         self.url_n = 0
+        self.n_long_copies = 0  # copies of texts of SHORT_MAX characters or more
+        self.n_excerpts = 0
         counts: Counter[str] = Counter(p for d in corpus.docs for p in set(d.paragraphs))
         self.common = {p for p, n in counts.items() if n >= COMMON_PARAGRAPH}
 
@@ -150,6 +204,37 @@ class Builder:
                     return d
         return None
 
+    def take_short(
+        self, lang: str, genres: tuple[tuple[str, float], ...]
+    ) -> tuple[rp.Page, str] | None:
+        """A short text of one of the genres (by weight; "notice" is filled in), or of
+        any short genre of the language when those run out, with its source; None when
+        none is left."""
+        live = [
+            (g, w)
+            for g, w in genres
+            if g == "notice" or any(d.key not in self.used for d in self.short_pools[(lang, g)])
+        ]
+        pools = []
+        if live:
+            g = self.rng.choices([g for g, _ in live], weights=[w for _, w in live])[0]
+            if g == "notice":
+                for _ in range(50):
+                    page = rp.notice(self.rng, lang)
+                    if page.text not in self.notice_texts:
+                        self.notice_texts.add(page.text)
+                        return page, "template"
+            else:
+                pools.append(self.short_pools[(lang, g)])
+        pools += [pool for (lg, _g), pool in sorted(self.short_pools.items()) if lg == lang]
+        for pool in pools:
+            while pool:
+                d = pool.pop()
+                if d.key not in self.used:
+                    self.used.add(d.key)
+                    return self.page_of(d), d.key
+        return None
+
     def lang(self) -> str:
         return "zh" if self.rng.random() < ZH_SHARE else "en"
 
@@ -180,7 +265,12 @@ class Builder:
         return rp.Page(d.title, d.text, d.lang)
 
     def add_original(
-        self, page: rp.Page, day: str, family: str | None, source: str, site: rp.Site | None = None
+        self,
+        page: rp.Page,
+        day: str,
+        family: str | None,
+        source: str,
+        site: rp.Site | rp.BigSite | None = None,
     ) -> Doc:
         site = site or self.rng.choice(self.sites[page.lang])
         if page.html is None and self.rng.random() < self.p_html:
@@ -298,6 +388,120 @@ class Builder:
                 self.used.add(d.key)
                 members.append(self.add_original(self.page_of(d), day_of(), "short_verse", d.key))
             self.group("short_verse", members)
+        self.big_originals(day_of)
+
+    # ------------------------------------------------------------------ big templates
+
+    def n_big(self, what: str) -> int:
+        return max(1, round(BIG_PLAN[what] * self.scale))
+
+    def big_originals(self, day_of) -> None:
+        """Short texts published on big-template sites (family ``big_template_short``)."""
+        rng = self.rng
+        for _ in range(self.n_big("originals")):
+            lang = self.lang()
+            site = rng.choice(self.big_sites[lang])
+            got = self.take_short(lang, site.genres)
+            if got is None:
+                continue
+            base, source = got
+            page = rp.in_big_template(rng, base, site, rng.random() < BIG_HTML_SHARE)
+            i = self.new_id()
+            day = day_of()
+            self.docs.append(
+                Doc(
+                    i,
+                    day,
+                    self.fetched(day),
+                    self.url(site, day),
+                    page,
+                    "original",
+                    rp.BIG_FAMILY,
+                    i,
+                    source,
+                    site,
+                    base,
+                    True,
+                )
+            )
+
+    def big_copies(self, copies_per_day: list[int]) -> list[int]:
+        """Copies of the big-template originals: the text in another big site's frame
+        (``short_in_other_template``) or bare (``short_plain``). Returns the copies made
+        per day (they count in the day's copies)."""
+        rng = self.rng
+        origs = [d for d in self.docs if d.family == rp.BIG_FAMILY]
+        kinds = [k for k in rp.BIG_KINDS for _ in range(self.n_big(k))]
+        rng.shuffle(kinds)
+        total = sum(copies_per_day)
+        per_day = [len(kinds) * c // total for c in copies_per_day]
+        per_day[-1] += len(kinds) - sum(per_day)
+        weight = {d.id: rng.paretovariate(1.3) for d in origs}
+        n_of: Counter[str] = Counter()
+        made = [0] * len(self.days)
+        k_iter = iter(kinds)
+        for di, day in enumerate(self.days):
+            live = [d for d in origs if d.day <= day and d.fetched_at < f"{day}T23:59:00Z"]
+            for _ in range(per_day[di]):
+                live = [d for d in live if n_of[d.id] < MAX_COPIES]
+                if not live:
+                    break
+                orig = rng.choices(live, weights=[weight[d.id] for d in live])[0]
+                kind = next(k_iter)
+                base = orig.base_page
+                if kind == "short_in_other_template":
+                    site: rp.Site | rp.BigSite = rng.choice(
+                        [s for s in self.big_sites[base.lang] if s != orig.site]
+                    )
+                    page = rp.in_big_template(rng, base, site, rng.random() < BIG_HTML_SHARE)
+                else:
+                    site = rng.choice(self.sites[base.lang])
+                    page = rp.short_plain(rng, base, site, orig.site.name)
+                i = self.new_id()
+                fetched = self.fetched(day, after=orig.fetched_at)
+                self.docs.append(
+                    Doc(
+                        i,
+                        day,
+                        fetched,
+                        self.url(site, day),
+                        page,
+                        kind,
+                        None,
+                        orig.id,
+                        orig.source,
+                        site,
+                        base,
+                        True,
+                    )
+                )
+                n_of[orig.id] += 1
+                made[di] += 1
+        return made
+
+    def big_pairs(self) -> None:
+        """Pairs of pages of one big-template site with different texts: each page with
+        ``BIG_PAIRS_PER_PAGE`` others drawn at random."""
+        rng = self.rng
+        by_site: dict[str, list[Doc]] = defaultdict(list)
+        for d in self.docs:
+            if isinstance(d.site, rp.BigSite):
+                by_site[d.site.host].append(d)
+        seen: set[tuple[str, str]] = set()
+        for host in sorted(by_site):
+            pages = by_site[host]
+            for d in pages:
+                for _ in range(BIG_PAIRS_PER_PAGE):
+                    for _try in range(10):
+                        o = rng.choice(pages)
+                        if o.cluster != d.cluster:
+                            break
+                    else:
+                        continue
+                    key = (d.id, o.id) if d.id < o.id else (o.id, d.id)
+                    if key not in seen:
+                        seen.add(key)
+                        self.pairs.append((key[0], key[1], rp.BIG_FAMILY))
 
     # ------------------------------------------------------------------ main
 
@@ -312,6 +516,11 @@ class Builder:
         # Copies that are always HTML (rerender_html, half of short_text) come on top of
         # the share rendered at random; this probability brings the total near 20 %.
         forced = n_copies * (0.85 / len(rp.LONG_KINDS) + 0.15 * 0.5)
+        forced += (
+            BIG_HTML_SHARE
+            * self.scale
+            * (BIG_PLAN["originals"] + BIG_PLAN["short_in_other_template"])
+        )
         self.p_html = max(0.0, (HTML_SHARE * n_total - forced) / (n_total - forced))
 
         day_slots: list[str] = []
@@ -326,6 +535,9 @@ class Builder:
         self.hard_negatives(day_of)
         n_hard = len(self.docs)
         zh_hard = sum(1 for d in self.docs if d.page.lang == "zh")
+        big_made = self.big_copies(copies_per_day)
+        zh_big = sum(1 for d in self.docs[n_hard:] if d.page.lang == "zh")
+        self.big_pairs()
         zh_copies = round(ZH_SHARE * n_copies)
         n_regular = sum(originals_per_day) - n_hard
         zh_regular = min(n_regular, max(0, round(ZH_SHARE * n_total) - zh_hard - zh_copies))
@@ -338,6 +550,9 @@ class Builder:
             zh_regular = min(avail["zh"], max(zh_regular, n_regular - avail["en"]))
             zh_copies = round(n_copies * (zh_hard + zh_regular) / (n_hard + n_regular))
             self.short_of_lang += 1
+        # The copies of big-template texts are part of the copies (and of their languages).
+        n_copies -= sum(big_made)
+        zh_copies = min(n_copies, max(0, zh_copies - zh_big))
         langs = ["zh"] * zh_regular + ["en"] * (n_regular - zh_regular)
         rng.shuffle(langs)
         regular: list[Doc] = []
@@ -369,7 +584,7 @@ class Builder:
                     groups["any"].append(d)
             cum: dict[object, tuple[list[Doc], list[float]]] = {}
             made = 0
-            while made < copies_per_day[di]:
+            while made < copies_per_day[di] - big_made[di]:
                 lang = next(cl)
                 short = rng.random() < 0.15
                 for key in ((lang, short), "any"):
@@ -404,7 +619,10 @@ class Builder:
         cands = [
             d
             for d in self.docs
-            if d.page.html is None and d.kind != "exact_mirror" and d.id not in mirrored
+            if d.page.html is None
+            and d.kind != "exact_mirror"
+            and d.id not in mirrored
+            and not d.keep_form
         ]
         for d in self.rng.sample(cands, min(len(cands), target - have)):
             src = by_id[d.cluster].site.name
@@ -434,12 +652,16 @@ class Builder:
         short = len(base.text) < 300
         if short:
             kind = "short_text"
-        else:  # excerpts only from long articles, as often as the other kinds overall
+        else:
+            # Excerpts only from long articles, as often as the other kinds overall: a
+            # copy of a long article is an excerpt while the excerpts are behind their
+            # share (at scale most copied articles are under EXCERPT_MIN characters).
+            self.n_long_copies += 1
             long_enough = len(base.text) >= EXCERPT_MIN
-            weights = [
-                (1.6 if long_enough else 0.0) if k == "excerpt" else 1.0 for k in rp.LONG_KINDS
-            ]
-            kind = rng.choices(rp.LONG_KINDS, weights=weights)[0]
+            if long_enough and self.n_excerpts < self.n_long_copies / len(rp.LONG_KINDS):
+                kind = "excerpt"
+            else:
+                kind = rng.choice([k for k in rp.LONG_KINDS if k != "excerpt"])
         site = rng.choice([s for s in self.sites[base.lang] if s != orig.site])
         titles = self.titles[base.lang]
         page = None
@@ -447,6 +669,8 @@ class Builder:
             page = self.excerpt(base, site)
             if page is None:
                 kind = rng.choice([k for k in rp.LONG_KINDS if k != "excerpt"])
+            else:
+                self.n_excerpts += 1
         if kind == "exact_mirror":
             page = orig.page
             url = f"https://mirror.{site.host}/" + orig.url.split("/", 3)[3]
@@ -520,7 +744,27 @@ def write(builder: Builder, out: Path, corpus: Corpus, args: dict, seconds: floa
 def summarize(builder: Builder) -> dict:
     docs = builder.docs
     n = len(docs)
-    lens = [len(d.page.text) for d in docs if d.kind == "original"]
+    lens = [len(d.base_page.text) for d in docs if d.kind == "original"]
+    big: dict[str, dict] = {}
+    for d in docs:
+        if isinstance(d.site, rp.BigSite):
+            s = big.setdefault(
+                d.site.host,
+                {
+                    "name": d.site.name,
+                    "lang": d.site.lang,
+                    "block_lines": d.site.block_lines,
+                    "block_chars": d.site.block_chars,
+                    "pages": 0,
+                    "originals": 0,
+                    "html": 0,
+                    "block_longer_than_text": 0,
+                },
+            )
+            s["pages"] += 1
+            s["originals"] += d.kind == "original"
+            s["html"] += d.page.html is not None
+            s["block_longer_than_text"] += d.site.block_chars > len(d.base_page.text)
     return {
         "records": n,
         "per_day": dict(sorted(Counter(d.day for d in docs).items())),
@@ -539,6 +783,7 @@ def summarize(builder: Builder) -> dict:
             "1k-20k": sum(1 for x in lens if 1000 <= x <= 20000),
             ">20k": sum(1 for x in lens if x > 20000),
         },
+        "big_template_sites": dict(sorted(big.items())),
         "clusters_with_copies": len({d.cluster for d in docs if d.kind != "original"}),
         "largest_cluster": max(Counter(d.cluster for d in docs).values()),
     }
@@ -598,6 +843,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"  {k:24s} {v:6d}  pairs {summary['hard_negative_pairs_by_family'].get(k, 0)}")
     print(f"hard-negative pairs: {summary['hard_negative_pairs']}")
     print(f"originals by length: {summary['originals_by_length']}")
+    print("big-template sites (block lines / chars; pages, originals, html, block > text):")
+    for host, b in summary["big_template_sites"].items():
+        print(f"  {host:34s} {b['lang']} {b['block_lines']:3d} / {b['block_chars']:5d}; "
+              f"{b['pages']:5d} {b['originals']:5d} {b['html']:5d} "
+              f"{b['block_longer_than_text']:5d}")  # fmt: skip
     print(f"clusters with copies: {summary['clusters_with_copies']}, "
           f"largest cluster: {summary['largest_cluster']}")  # fmt: skip
     return 0

@@ -10,6 +10,11 @@ A page is a title plus text (paragraphs separated by ``\\n``) in a language (``z
 reposted page; ``render_html`` puts a page into a site's HTML template. Hard negatives
 (``HARD_FAMILIES``) are built by ``with_boilerplate``, ``fill_templates``,
 ``with_copyright_tail`` and by the builder (generic titles, near editions, short verse).
+
+Big-template sites (``make_big_sites``): sites whose fixed header, navigation, related
+links and footer (15-40 lines, longer than a short text) frame every page;
+``in_big_template`` serves a short text there (as text extraction or as HTML), and
+``BIG_KINDS`` are its copies: the same text in another big site's frame, or bare.
 """
 
 from __future__ import annotations
@@ -595,6 +600,7 @@ HARD_FAMILIES = (
     "near_editions",
     "same_copyright_tail",
     "short_verse",
+    "big_template_short",
 )
 
 ZH_ABOUT = (
@@ -778,3 +784,392 @@ EN_GENERIC_TITLES = ("Untitled", "News", "Notice", "Home", "Article", "Update", 
 
 def generic_title(rng: random.Random, lang: str) -> str:
     return rng.choice(ZH_GENERIC_TITLES if lang == "zh" else EN_GENERIC_TITLES)
+
+
+# --------------------------------------------------------------------------- big site templates
+
+# Short texts (verse, notices, sayings, a software blurb) published by a site whose
+# header, navigation, related links and footer are longer than the text itself. The
+# block is fixed per site (its "related" lists are real titles chosen once); a page adds
+# its own title and, on some sites, a date line and previous/next links.
+
+BIG_KINDS = ("short_in_other_template", "short_plain")
+BIG_FAMILY = "big_template_short"
+
+
+@dataclass(frozen=True)
+class BigSite:
+    name: str
+    host: str
+    lang: str
+    genres: tuple[tuple[str, float], ...]  # what it publishes (corpus genre or "notice")
+    nav: tuple[str, ...]
+    top: tuple[str, ...]  # lines above the page's own lines, as a text extraction has them
+    bottom: tuple[str, ...]  # lines below the text
+    bottom_tags: tuple[str, ...]  # "h" heading, "li" link, "p" footer line (for the HTML)
+    pool: tuple[str, ...]  # real titles for the previous/next links
+    title_form: str  # the <title> of a page: "{t}_{site}", "{t} | {site}" ...
+    layout: int  # which big HTML layout (0..2)
+    meta: bool  # a per-page date line under the title
+    prev_next: bool  # per-page previous/next links under the text
+
+    @property
+    def block_lines(self) -> int:
+        return len(self.top) + len(self.bottom)
+
+    @property
+    def block_chars(self) -> int:
+        return sum(len(x) + 1 for x in (*self.top, *self.bottom))
+
+
+_BIG_SPECS: tuple[dict, ...] = (
+    {
+        "name": "古韵诗词网",
+        "host": "guyun-shici.cn",
+        "lang": "zh",
+        "slogan": "品读千年诗词之美",
+        "nav": ("首页", "唐诗", "宋词", "元曲", "诗人", "名句", "古籍", "专题", "论坛"),
+        "section": "诗文",
+        "genres": (("verse", 0.6), ("saying", 0.4)),
+        "keywords": ("李白", "杜甫", "苏轼", "春江花月夜", "静夜思", "水调歌头", "将进酒"),
+        "ticker": "网站公告：本站已全面支持手机访问，扫描底部二维码即可收藏。",
+        "lists": (("相关推荐", 8), ("热门诗文", 6), ("名句赏析", 5)),
+        "icp": ("京", "京公网安备 11010802031245号"),
+        "extra": (
+            "本站诗文内容均来自网络公开资料，仅供学习参考。",
+            "如发现错误请联系 jiucuo@guyun-shici.cn，我们将及时更正。",
+        ),
+        "title_form": "{t}_{site}",
+        "meta": False,
+        "prev_next": True,
+    },
+    {
+        "name": "城南区人民政府门户网站",
+        "host": "chengnan-zwgk.cn",
+        "lang": "zh",
+        "slogan": "政务公开 · 便民服务",
+        "nav": ("首页", "政务公开", "通知公告", "政策文件", "办事服务", "互动交流", "走进城南"),
+        "section": "通知公告",
+        "genres": (("notice", 0.6), ("saying", 0.4)),
+        "keywords": ("社保查询", "公积金", "户籍办理", "停水通知", "招聘", "放假安排"),
+        "ticker": "无障碍浏览 | 长者模式 | 简体 | 繁體",
+        "lists": (("相关公告", 7), ("政策解读", 5), ("廉政格言", 4)),
+        "icp": ("浙", "浙公网安备 33010202001577号"),
+        "extra": (
+            "主办单位：城南区人民政府办公室　承办单位：城南区大数据发展中心",
+            "网站标识码：3301020012　政府网站找错　网站地图",
+            "建议使用1366×768分辨率、Chrome或Edge浏览器访问本站",
+        ),
+        "title_form": "{t} - {site}",
+        "meta": True,
+        "prev_next": False,
+    },
+    {
+        "name": "绿色软件园",
+        "host": "lvse-ruanjian.com",
+        "lang": "zh",
+        "slogan": "安全、绿色、免费的软件下载站",
+        "nav": ("首页", "系统工具", "网络软件", "编程开发", "图形图像", "多媒体", "排行榜", "专题"),
+        "section": "软件介绍",
+        "genres": (("manpage", 0.35), ("manual", 0.35), ("help", 0.3)),
+        "keywords": ("压缩", "输入法", "浏览器", "驱动", "终端", "编辑器", "数据库"),
+        "ticker": "温馨提示：本站软件均经过安全检测，请放心下载。",
+        "lists": (("同类软件", 8), ("下载排行", 6), ("最近更新", 5)),
+        "icp": ("粤", "粤公网安备 44030502006893号"),
+        "extra": (
+            "本站所有软件均来自互联网或由用户上传，版权归原作者所有。",
+            "下载说明：请勿使用第三方下载工具，以免文件损坏；如遇无法下载请联系客服。",
+            "软件投递 | 下载帮助 | 广告合作 | 联系我们",
+        ),
+        "title_form": "{t}下载_{site}",
+        "meta": True,
+        "prev_next": True,
+    },
+    {
+        "name": "The Quotation Archive",
+        "host": "quotation-archive.example.org",
+        "lang": "en",
+        "slogan": "Words worth keeping, since 2003",
+        "nav": ("Home", "Quotes", "Authors", "Topics", "Quote of the Day", "Proverbs", "Submit"),
+        "section": "Quotes",
+        "genres": (("fortune", 1.0),),
+        "keywords": ("love", "wisdom", "computers", "work", "friendship", "humor"),
+        "ticker": "New: browse quotations by decade and by the first word.",
+        "lists": (("Related quotations", 8), ("Most shared this week", 6), ("Random picks", 4)),
+        "icp": None,
+        "extra": (
+            "Quotations are believed to be in the public domain unless noted otherwise.",
+            "The Quotation Archive is a volunteer project and carries no advertising.",
+            "Corrections and sources: editors@quotation-archive.example.org",
+        ),
+        "title_form": "{t} | {site}",
+        "meta": False,
+        "prev_next": True,
+    },
+    {
+        "name": "Maple County Public Notices",
+        "host": "notices.maplecounty.example.gov",
+        "lang": "en",
+        "slogan": "Official notices of Maple County government",
+        "nav": ("Home", "Departments", "Public Notices", "Meetings", "Permits", "Jobs", "Parks"),
+        "section": "Public Notices",
+        "genres": (("notice", 0.65), ("fortune", 0.35)),
+        "keywords": ("trash pickup", "property tax", "building permit", "road work", "parks"),
+        "ticker": "Alert: County offices will open at 10 a.m. on days of severe weather.",
+        "lists": (("Recent notices", 7), ("Upcoming meetings", 5), ("Thought for the day", 3)),
+        "icp": None,
+        "extra": (
+            "Maple County Government Center, 200 Main Street, Maple, OH 43001",
+            "Phone (555) 010-2000 · Office hours Monday to Friday, 8:00 a.m. to 4:30 p.m.",
+            "This site is maintained by the Maple County Office of Information Technology.",
+            "Website accessibility | Public records requests | Employee login",
+        ),
+        "title_form": "{t} - {site}",
+        "meta": True,
+        "prev_next": False,
+    },
+    {
+        "name": "PkgShelf",
+        "host": "pkgshelf.example.com",
+        "lang": "en",
+        "slogan": "Find, compare and download open-source software",
+        "nav": ("Home", "Browse", "Categories", "New releases", "Popular", "Developers", "Blog"),
+        "section": "Packages",
+        "genres": (
+            ("pydoc", 0.3),
+            ("manpage", 0.2),
+            ("manual", 0.2),
+            ("flask", 0.1),
+            ("help", 0.1),
+            ("perldoc", 0.1),
+        ),
+        "keywords": ("editor", "terminal", "python", "backup", "compression", "database"),
+        "ticker": "PkgShelf now lists more than 40,000 packages from 12 distributions.",
+        "lists": (("Similar packages", 8), ("Trending downloads", 6), ("Recently updated", 5)),
+        "icp": None,
+        "extra": (
+            "PkgShelf is not affiliated with the authors of the software listed.",
+            "Trademarks belong to their respective owners. Descriptions are quoted from the "
+            "projects' documentation.",
+            "Report a broken download | Request a package | API | Status",
+        ),
+        "title_form": "{t} — download and reviews | {site}",
+        "meta": True,
+        "prev_next": True,
+    },
+)
+
+_ZH_ACCOUNT = (
+    "登录 | 注册 | 投稿 | 手机版 | 网站地图",
+    "设为首页 | 加入收藏 | 移动版 | 用户中心",
+    "用户中心 | 我的收藏 | 意见反馈 | 帮助中心",
+)
+_EN_ACCOUNT = (
+    "Sign in | Register | Newsletter | Donate",
+    "Log in | Create account | Help | Contact us",
+    "My account | Saved items | Newsletter | Help",
+)
+
+
+_NOT_IN_LINK = re.compile(r"[│|&<>{}\\]|\[url|^[-(\[*/.,;:'\"]")
+
+
+def link_title(title: str) -> bool:
+    """Whether a title reads as a link's text (not a table row, code or a fragment)."""
+    return not _NOT_IN_LINK.search(title.strip())
+
+
+def make_big_sites(
+    rng: random.Random, titles: dict[tuple[str, str], Sequence[str]]
+) -> dict[str, list[BigSite]]:
+    """The big-template sites of each language, their blocks fixed for the seed.
+
+    ``titles`` maps (language, genre) to real titles; a site's related-links lists are
+    drawn from the titles of the genres it publishes (notice titles are filled in)."""
+    out: dict[str, list[BigSite]] = {"zh": [], "en": []}
+    names = {lang: [s[0] for s in t] for lang, t in (("zh", _ZH_SITES), ("en", _EN_SITES))}
+    for i, spec in enumerate(_BIG_SPECS):
+        lang, zh = spec["lang"], spec["lang"] == "zh"
+        pool: list[str] = []
+        for genre, _w in spec["genres"]:
+            if genre == "notice":
+                pool += [p.title for p in fill_templates(rng, lang, 20)]
+            else:
+                pool += list(titles.get((lang, genre), ()))
+        pool = sorted(set(pool))
+        rng.shuffle(pool)
+        need = sum(k for _h, k in spec["lists"])
+        if len(pool) < need + 10:  # a corpus without the genre: any titles of the language
+            extra = sorted(
+                {t for (lg, _g), ts in titles.items() if lg == lang for t in ts} - set(pool)
+            )
+            pool += rng.sample(extra, min(len(extra), need + 40))
+        sep = rng.choice((" | ", " · ", "  ") if not zh else (" | ", "  ", " · "))
+        top = [
+            f"{spec['name']} — {spec['slogan']}",
+            sep.join(spec["nav"]),
+            rng.choice(_ZH_ACCOUNT if zh else _EN_ACCOUNT),
+            ("热门搜索：" if zh else "Popular searches: ") + " ".join(spec["keywords"]),
+            spec["ticker"],
+            (
+                f"当前位置：首页 > {spec['section']} > 正文"
+                if zh
+                else f"You are here: Home > {spec['section']}"
+            ),
+        ]
+        bottom: list[str] = []
+        tags: list[str] = []
+        used = 0
+        share = "分享到：微信 微博 QQ空间 复制链接" if zh else "Share: Email · Facebook · X · Print"
+        if rng.random() < 0.7:
+            bottom.append(share)
+            tags.append("p")
+        for heading, k in spec["lists"]:
+            bottom.append(heading)
+            tags.append("h")
+            for t in pool[used : used + k]:
+                bottom.append(t)
+                tags.append("li")
+            used += k
+        friends = rng.sample(names[lang], 5)
+        year = rng.randint(2003, 2014)
+        footer = [
+            (
+                "关于我们 | 联系我们 | 广告服务 | 投稿须知 | 免责声明 | 网站地图"
+                if zh
+                else "About us | Contact | Privacy policy | Terms of use | Accessibility | Sitemap"
+            ),
+            ("友情链接：" if zh else "Partner sites: ") + (" " if zh else " · ").join(friends),
+            *spec["extra"],
+            (
+                f"Copyright © {year}-2026 {spec['name']} 版权所有"
+                if zh
+                else f"© {year}–2026 {spec['name']}. All rights reserved."
+            ),
+        ]
+        if spec["icp"]:
+            prov, police = spec["icp"]
+            footer.append(f"{prov}ICP备{rng.randint(10000000, 99999999)}号-{rng.randint(1, 5)}")
+            footer.append(police)
+            footer.append(
+                f"违法和不良信息举报电话：0{rng.randint(10, 99)}-{rng.randint(60000000, 89999999)}"
+                f"　举报邮箱：jubao@{spec['host']}"
+            )
+        bottom += footer
+        tags += ["p"] * len(footer)
+        out[lang].append(
+            BigSite(
+                spec["name"],
+                spec["host"],
+                lang,
+                spec["genres"],
+                spec["nav"],
+                tuple(top),
+                tuple(bottom),
+                tuple(tags),
+                tuple(pool[used : used + 200]),
+                spec["title_form"],
+                i % 3,
+                spec["meta"],
+                spec["prev_next"],
+            )
+        )
+    return out
+
+
+def notice(rng: random.Random, lang: str) -> Page:
+    """One filled notice (water cut, award, holiday, hiring, meeting, road closure)."""
+    return fill_templates(rng, lang, 1)[0]
+
+
+def _page_lines(rng: random.Random, page: Page, site: BigSite) -> tuple[list[str], list[str]]:
+    """The lines of one page around its text: title (and date line), previous/next links."""
+    zh = site.lang == "zh"
+    head = [page.title]
+    if site.meta:
+        n = rng.randint(30, 9999)
+        head.append(
+            f"发布时间：{_date(rng, 'zh')}　来源：{site.name}　浏览次数：{n}"
+            if zh
+            else f"Posted {_date(rng, 'en')} · {n} views"
+        )
+    tail: list[str] = []
+    if site.prev_next and len(site.pool) >= 2:
+        a, b = rng.sample(list(site.pool), 2)
+        tail = [f"上一篇：{a}", f"下一篇：{b}"] if zh else [f"Previous: {a}", f"Next: {b}"]
+    return head, tail
+
+
+_BIG_LAYOUTS = (
+    ("header", "nav", "div", "article", "aside", "footer"),
+    ("div", "div", "div", "div", "div", "div"),
+    ("header", "ul", "section", "main", "div", "footer"),
+)
+
+
+def big_template_html(rng: random.Random, page: Page, site: BigSite) -> str:
+    """The page in the big site's HTML: header lines, navigation, title, the text's
+    paragraphs, related lists in a sidebar, footer lines."""
+    esc = _html.escape
+    head, tail = _page_lines(rng, page, site)
+    hdr, navt, wrap, art, side, foot = _BIG_LAYOUTS[site.layout % len(_BIG_LAYOUTS)]
+    nav = "".join(f'<li><a href="/{i}/">{esc(n)}</a></li>' for i, n in enumerate(site.nav))
+    if navt != "ul":
+        nav = f"<ul>{nav}</ul>"
+    tops = [site.top[0], *site.top[2:]]  # top[1] is the navigation line
+    top_html = "\n".join(f'<div class="top-{k}">{esc(x)}</div>' for k, x in enumerate(tops))
+    meta = "".join(f'<div class="info">{esc(x)}</div>' for x in head[1:])
+    body = "\n".join(f"<p>{esc(p)}</p>" for p in paragraphs(page.text))
+    pn = "".join(f'<a href="/p/{rng.randint(1000, 99999)}.html">{esc(x)}</a><br>' for x in tail)
+    side_html, foot_html, in_list = [], [], False
+    for line, tag in zip(site.bottom, site.bottom_tags, strict=True):
+        if tag == "li":
+            if not in_list:
+                side_html.append("<ul>")
+                in_list = True
+            side_html.append(
+                f'<li><a href="/a/{rng.randint(10000, 99999)}.html">{esc(line)}</a></li>'
+            )
+            continue
+        if in_list:
+            side_html.append("</ul>")
+            in_list = False
+        if tag == "h":
+            side_html.append(f"<h3>{esc(line)}</h3>")
+        else:
+            foot_html.append(f"<p>{esc(line)}</p>")
+    if in_list:
+        side_html.append("</ul>")
+    title = site.title_form.format(t=page.title, site=site.name)
+    lang = "zh-CN" if site.lang == "zh" else "en"
+    return (
+        f'<!DOCTYPE html>\n<html lang="{lang}"><head><meta charset="utf-8">'
+        f"<title>{esc(title)}</title></head>\n<body>\n"
+        f'<{hdr} class="site-header">\n{top_html}\n<{navt} class="mainnav">'
+        f"{nav}</{navt}></{hdr}>\n"
+        f'<{wrap} class="wrapper">\n<{art} class="article">\n<h1>{esc(page.title)}</h1>{meta}\n'
+        f'<div class="content">\n{body}\n</div>\n<div class="prenext">{pn}</div>\n</{art}>\n'
+        f'<{side} class="sidebar">\n' + "\n".join(side_html) + f"\n</{side}>\n</{wrap}>\n"
+        f'<{foot} class="site-footer">\n' + "\n".join(foot_html) + f"\n</{foot}>\n</body></html>\n"
+    )
+
+
+def in_big_template(rng: random.Random, page: Page, site: BigSite, as_html: bool) -> Page:
+    """A short page as the big site serves it: as HTML in its template, or as a text
+    extraction has it (the block's lines above and below the page's own lines)."""
+    title = site.title_form.format(t=page.title, site=site.name)
+    if as_html:
+        return replace(page, title=title, html=big_template_html(rng, page, site))
+    head, tail = _page_lines(rng, page, site)
+    text = join([*site.top, *head, page.text, *tail, *site.bottom])
+    return replace(page, title=title, text=text, html=None)
+
+
+def short_plain(rng: random.Random, page: Page, site: Site, src: str = "") -> Page:
+    """A short text reposted bare: the text alone, sometimes with a one-line credit."""
+    page = replace(page, html=None)
+    if rng.random() < 0.3:
+        zh = page.lang == "zh"
+        credit = f"（来源：{src}）" if zh else f"(via {src})"
+        return replace(page, text=join([page.text, credit]))
+    return page
