@@ -149,6 +149,17 @@ def build_parser() -> argparse.ArgumentParser:
     )
     common(rep)
 
+    ex = sub.add_parser(
+        "explain",
+        help="why document ID of day D got its verdict: shared keys, measure, lines",
+    )
+    ex.add_argument("--date", required=True, type=_day)
+    ex.add_argument("id", help="the document's id")
+    ex.add_argument(
+        "--with", dest="other", default=None, help="compare with this id (default: duplicate_of)"
+    )
+    common(ex)
+
     g = sub.add_parser("groups", help="day D's most copied articles (JSON Lines)")
     g.add_argument("--date", required=True, type=_day)
     g.add_argument("--top", type=int, default=20)
@@ -371,6 +382,22 @@ def cmd_report(args: argparse.Namespace, cfg: Config) -> int:
     return 0
 
 
+def cmd_explain(args: argparse.Namespace, cfg: Config) -> int:
+    from crawldedup.explain import ExplainError, explain
+    from crawldedup.store import open_store
+
+    ctx = _context(args, cfg, args.date, None)
+    with open_store(_existing_store(ctx), read_only=True) as opened:
+        store = _complete_day(opened, ctx.day)
+        try:
+            lines = explain(store, ctx.home, ctx.day, args.id, cfg, args.other)
+        except ExplainError as exc:
+            print(f"crawldedup: {exc}", file=sys.stderr)
+            return 1
+    print("\n".join(lines))
+    return 0
+
+
 def cmd_groups(args: argparse.Namespace, cfg: Config) -> int:
     from crawldedup.store import open_store
     from crawldedup.views import top_groups
@@ -467,6 +494,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             "run": cmd_run,
             "stage": cmd_stage,
             "verdicts": cmd_verdicts,
+            "explain": cmd_explain,
             "report": cmd_report,
             "groups": cmd_groups,
             "mirrors": cmd_mirrors,

@@ -83,11 +83,10 @@ class BoilerplateConfig:
     # docs/algorithm.md#boilerplate) are removed before keys, sketches and LSH bands.
     enabled: bool = True
     min_pages: int = 4
-    # Lines with fewer normalized characters are not counted (nor removed).
-    min_line_chars: int = 8
-    # A page whose boilerplate lines are more than this share of its text keeps all of
-    # it: those lines are its content (an article one host serves again and again).
-    max_removed_share: float = 0.5
+    # Lines with fewer normalized characters are not counted (nor removed). Short
+    # template lines ("首页", "Share") count too: left in, they would make the text of a
+    # short page inside a big template (issue 30).
+    min_line_chars: int = 2
 
 
 @dataclass(frozen=True)
@@ -296,7 +295,6 @@ class Config:
         bp = self.boilerplate
         _check(bp.min_pages >= 2, "boilerplate.min_pages must be >= 2")
         _check(bp.min_line_chars >= 1, "boilerplate.min_line_chars must be >= 1")
-        _check(0.0 < bp.max_removed_share <= 1.0, "boilerplate.max_removed_share must be in (0, 1]")
         _check(
             0.0 < self.cascade.partial_containment <= 1.0,
             "cascade.partial_containment must be in (0, 1]",

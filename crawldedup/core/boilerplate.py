@@ -9,7 +9,7 @@ is left of a page once its host's boilerplate lines are gone.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Set
+from collections.abc import Set
 from functools import lru_cache
 
 from crawldedup.core.normalize import normalize_text
@@ -44,30 +44,28 @@ def page_line_keys(text: str, min_chars: int) -> list[str]:
     return sorted(keys)
 
 
-def strip_boilerplate(
-    text: str, boilerplate: Set[str], min_chars: int, max_removed_share: float
-) -> str | None:
-    """The page without its boilerplate lines, or None when it keeps its text.
+def strip_boilerplate(text: str, boilerplate: Set[str], min_chars: int) -> str | None:
+    """The page without its host's boilerplate lines, or None when it has none.
 
-    Nothing to remove: None. Lines that would take away more than ``max_removed_share``
-    of the page's normalized characters are not the page's template but its content
-    (an article one host serves several times, a short text in a big template): None,
-    and the page is judged as it is.
+    Whatever their share of the page: a short text inside a big site template loses the
+    template, so neither its keys nor its shingles are the site's. An empty string means
+    nothing of the page's own is left (fewer than ``min_chars`` normalized characters
+    outside the boilerplate): see :func:`is_boilerplate_only`.
     """
     kept: list[str] = []
-    removed = total = 0
+    removed = own = 0
     for line in text.splitlines():
         norm, key = _line_facts(line, min_chars)
-        total += norm
         if key is not None and key in boilerplate:
-            removed += norm
+            removed += 1
         else:
             kept.append(line)
-    if not removed or removed > max_removed_share * total:
+            own += norm
+    if not removed:
         return None
-    return "\n".join(kept)
+    return "\n".join(kept) if own >= min_chars else ""
 
 
-def host_line_rows(host: str, keys: Iterable[str]) -> list[str]:
-    """Row keys of the ``host_lines`` table for a page's line keys: ``host|line key``."""
-    return [f"{host}|{k}" for k in keys]
+def is_boilerplate_only(stripped: str | None) -> bool:
+    """A page that is nothing but its host's boilerplate (``strip_boilerplate`` gave "")."""
+    return stripped == ""

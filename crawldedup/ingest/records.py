@@ -285,6 +285,7 @@ def prepare(rec: RawRecord, cfg: Config, day: str) -> dict[str, Any] | Quarantin
         **fingerprint_fields(title, content, cfg),
         "raw_md5": raw_md5,
         "has_fetched_at": fetched is not None,
+        "boilerplate_only": False,
         # For the boilerplate pass of the fingerprint stage (not written to work/docs).
         "text": content,
         "host": host_of(url),

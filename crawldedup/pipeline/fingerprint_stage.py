@@ -21,7 +21,7 @@ from pyspark.sql.pandas.types import to_arrow_schema
 from pyspark.sql.types import ArrayType, StringType, StructField, StructType
 
 from crawldedup.config import Config
-from crawldedup.core.boilerplate import strip_boilerplate
+from crawldedup.core.boilerplate import is_boilerplate_only, strip_boilerplate
 from crawldedup.ingest.readers import (
     InputFileError,
     RawRecord,
@@ -35,6 +35,7 @@ from crawldedup.pipeline import schemas
 from crawldedup.pipeline.context import DayContext, timed
 from crawldedup.pipeline.store_batches import store_batches, tuple_batches
 from crawldedup.store import Store
+from crawldedup.store.schema import line_hosts_row, served_elsewhere
 
 # Every parsed record, document or quarantined: documents' fields, then the
 # quarantine's reason and detail (null for documents), and the kind ("d" or "q").
@@ -226,39 +227,68 @@ def split_duplicate_ids(
     return first, quarantined.unionByName(again)
 
 
-_EARLIER_LINES = pa.schema([("host", pa.string()), ("line", pa.string()), ("earlier", pa.int64())])
+_EARLIER_LINES = pa.schema(
+    [
+        ("host", pa.string()),
+        ("line", pa.string()),
+        ("earlier", pa.int64()),
+        ("elsewhere", pa.bool_()),
+    ]
+)
+# Hosts where a line was ordinary text (on fewer than min_pages of their pages), written
+# a day (rows ``*|line`` of ``host_lines``): two tell "another host" from "this host".
+LINE_HOSTS = 2
 
 
 def _earlier_line_counts(
     batches: Iterable[pa.RecordBatch], store_url: str, day: str, batch_size: int
 ) -> Iterator[pa.RecordBatch]:
-    """(host, line, pages of earlier days) for the day's lines that the index knows,
-    looked up in store batches; Arrow in and out, no row is pickled."""
+    """(host, line, pages of earlier days, whether an earlier day saw the line as ordinary
+    text of another host) for the day's lines that the index knows, looked up in store
+    batches; Arrow in and out, no row is pickled."""
 
-    def lookup(store: Store, batch: list[dict[str, Any]]) -> Iterator[tuple[str, str, int]]:
-        found = store.get("host_lines", [f"{r['host']}|{r['line']}" for r in batch])
+    def lookup(store: Store, batch: list[dict[str, Any]]) -> Iterator[tuple[str, str, int, bool]]:
+        rows = [f"{r['host']}|{r['line']}" for r in batch]
+        rows += sorted({line_hosts_row(r["line"]) for r in batch})
+        found = store.get("host_lines", rows)
         for r in batch:
             cells = found.get(f"{r['host']}|{r['line']}", {})
             n = sum(int(v) for c, v in cells.items() if c[2:] < day)
-            if n:
-                yield r["host"], r["line"], n
+            elsewhere = served_elsewhere(found.get(line_hosts_row(r["line"]), {}), r["host"], day)
+            if n or elsewhere:
+                yield r["host"], r["line"], n, elsewhere
 
     rows = (r for b in batches for r in b.select(["host", "line"]).to_pylist())
     return tuple_batches(store_batches(rows, store_url, batch_size, lookup), _EARLIER_LINES)
+
+
+# The near-duplicate keys of a page that is nothing but its host's boilerplate: none.
+BOILERPLATE_ONLY_KEYS: dict[str, Any] = {
+    "title_key": None,
+    "head_key": None,
+    "tail_key": None,
+    "simhash_keys": [],
+    "lsh_keys": [],
+    "boilerplate_only": True,
+}
 
 
 def _refingerprint(
     batches: Iterator[pa.RecordBatch], boiler: dict[str, frozenset[str]], cfg: Config
 ) -> Iterator[pa.RecordBatch]:
     """Documents holding their host's boilerplate lines (the caller's join picks only
-    those), fingerprinted without them."""
+    those), fingerprinted without them. A page that is nothing but boilerplate keeps only
+    its exact key (the md5 of its whole text): its head, tail, title, SimHash and LSH
+    keys would be the site's, and would match every other page of the site."""
     bp = cfg.boilerplate
     for batch in batches:
         rows = batch.to_pylist()
         for row in rows:
             lines = boiler[row["host"] or ""]
-            cleaned = strip_boilerplate(row["text"], lines, bp.min_line_chars, bp.max_removed_share)
-            if cleaned is not None:
+            cleaned = strip_boilerplate(row["text"], lines, bp.min_line_chars)
+            if is_boilerplate_only(cleaned):
+                row.update(BOILERPLATE_ONLY_KEYS)
+            elif cleaned is not None:
                 row.update(fingerprint_fields(row["title"], cleaned, cfg))
         yield pa.RecordBatch.from_pylist(rows, schema=batch.schema)
 
@@ -271,8 +301,13 @@ def remove_boilerplate(
     A line is boilerplate for a host when at least ``boilerplate.min_pages`` pages of the
     host (pages with the same set of lines count once) hold it, counted over this day
     and the earlier days in the store (table ``host_lines``; a rerun does not count its
-    own day twice). The day's counts go to
-    ``work/dt=D/host_lines`` for the publish stage.
+    own day twice), and no other host has it as ordinary text (on fewer than
+    ``min_pages`` of its pages, today or on an earlier day: rows ``*|line``). A site's
+    template lines are template wherever they are ("返回顶部" on many sites); an article
+    that one host serves again and again with other decorations is ordinary text on the
+    host it came from, so its lines stay. The day's counts go to
+    ``work/dt=D/host_lines`` and the hosts where each line is ordinary text to
+    ``work/dt=D/line_hosts``, for the publish stage.
     """
     cfg, bp = ctx.cfg, ctx.cfg.boilerplate
     # Pages with the same lines (an article and its exact or re-laid-out copies) count
@@ -289,13 +324,30 @@ def remove_boilerplate(
     store_url, day, batch = ctx.store, ctx.day, cfg.limits.store_batch_size
     earlier = today.mapInArrow(
         lambda it: _earlier_line_counts(it, store_url, day, batch),
-        "host string, line string, earlier long",
+        "host string, line string, earlier long, elsewhere boolean",
     )
     total = today.join(earlier, ["host", "line"], "left").select(
-        "host", "line", (F.col("pages") + F.coalesce(F.col("earlier"), F.lit(0))).alias("n")
+        "host",
+        "line",
+        (F.col("pages") + F.coalesce(F.col("earlier"), F.lit(0))).alias("n"),
+        F.coalesce(F.col("elsewhere"), F.lit(False)).alias("elsewhere"),
+    )
+    # Hosts where the line is ordinary text (fewer than min_pages pages): for the other
+    # hosts it is content, not template (an article its first site served once).
+    ordinary = (
+        total.filter(F.col("n") < bp.min_pages)
+        .groupBy("line")
+        .agg(F.slice(F.sort_array(F.collect_list("host")), 1, LINE_HOSTS).alias("hosts"))
+    )
+    ordinary.write.mode("overwrite").parquet(ctx.path("line_hosts"))
+    ordinary = spark.read.parquet(ctx.path("line_hosts"))
+    boiler_rows = (
+        total.filter((F.col("n") >= bp.min_pages) & ~F.col("elsewhere"))
+        .join(ordinary, "line", "left_anti")
+        .select("host", "line")
     )
     found: dict[str, set[str]] = {}
-    for r in total.filter(F.col("n") >= bp.min_pages).collect():
+    for r in boiler_rows.collect():
         found.setdefault(r["host"], set()).add(r["line"])
     boiler = {h: frozenset(lines) for h, lines in found.items()}
     stats = {"hosts": len(boiler), "lines": sum(len(v) for v in boiler.values())}
@@ -360,6 +412,7 @@ def run(spark: SparkSession, ctx: DayContext) -> dict[str, Any]:
         if not files:
             # No pages, no line counts: a previous run's must not reach publish.
             shutil.rmtree(ctx.work / "host_lines", ignore_errors=True)
+            shutil.rmtree(ctx.work / "line_hosts", ignore_errors=True)
             docs = spark.createDataFrame([], schemas.DOCS)
             quarantined = spark.createDataFrame([], schemas.QUARANTINE)
         else:

@@ -30,6 +30,7 @@ from crawldedup.store import Store, StoreStats, open_store
 from crawldedup.store.schema import (
     VerdictRecord,
     doc_row,
+    line_hosts_row,
     posting_column,
     posting_value,
     verdict_row_key,
@@ -284,6 +285,14 @@ def _put_host_lines(store: Store, batch: list[dict[str, Any]], day: str) -> None
     )
 
 
+def _put_line_hosts(store: Store, batch: list[dict[str, Any]], day: str) -> None:
+    """Rows ``*|line``: hosts where the line is ordinary text (``d:@HOST``, value the day)."""
+    store.put(
+        "host_lines",
+        {line_hosts_row(r["line"]): {f"d:@{h}": day.encode() for h in r["hosts"]} for r in batch},
+    )
+
+
 def _put_docs(store: Store, batch: list[dict[str, Any]], day: str) -> None:
     """Document rows, verdicts and group memberships of a batch of documents."""
     docs_rows: dict[str, dict[str, bytes]] = {}
@@ -407,6 +416,17 @@ def run(spark: SparkSession, ctx: DayContext) -> dict[str, Any]:
                 lambda s, b: _put_host_lines(s, b, day),
                 counters,
                 key_order=(F.concat_ws("|", "host", "line"),),
+            )
+        hosts_path = ctx.work / "line_hosts"
+        if cfg.boilerplate.enabled and hosts_path.exists():
+            # Hosts where a line is ordinary text: for the other hosts it is no template.
+            write_partitions(
+                spark.read.parquet(str(hosts_path)),
+                store_url,
+                batch,
+                lambda s, b: _put_line_hosts(s, b, day),
+                counters,
+                key_order=("line",),
             )
         canon_rows = spark.read.parquet(ctx.path("canon_cells"))
         # Left out of stats["store"] (it never counted them): a few cells a day.

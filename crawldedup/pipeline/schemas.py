@@ -38,6 +38,8 @@ DOCS = _s(
     ("raw_md5", StringType(), False),
     ("length", IntegerType(), False),
     ("has_fetched_at", BooleanType(), False),
+    # Nothing but its host's boilerplate lines: judged by its exact key alone.
+    ("boilerplate_only", BooleanType(), True),
     ("raw", StringType(), True),
 )
 
@@ -95,7 +97,9 @@ DECISIONS = _s(
     ("rule", StringType(), True),
     ("duplicate_of", StringType(), True),
     ("similarity", DoubleType(), True),
-    ("measure", StringType(), True),  # exact, jaccard, containment or cosine
+    # exact, jaccard, containment or cosine; boilerplate_only for a page that is nothing
+    # but its host's boilerplate (only its exact key was looked up)
+    ("measure", StringType(), True),
 )
 
 TYPES = _s(("id", StringType(), False), ("type", StringType(), False))

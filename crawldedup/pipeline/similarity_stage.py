@@ -223,14 +223,17 @@ def run(spark: SparkSession, ctx: DayContext) -> dict[str, Any]:
         scores = spark.read.parquet(ctx.path("scores"))
         scored = cands.join(scores, ["id", "cand_id"], "left")
         decisions = decide_all(scored, Policy.from_config(cfg), cfg.cascade.rules)
-        all_docs = spark.read.parquet(ctx.path("docs")).select("id")
+        all_docs = spark.read.parquet(ctx.path("docs")).select("id", "boilerplate_only")
         full = all_docs.join(decisions, "id", "left").select(
             "id",
             F.coalesce(F.col("verdict"), F.lit("unique")).alias("verdict"),
             "rule",
             "duplicate_of",
             "similarity",
-            "measure",
+            # A page of nothing but boilerplate was judged by its exact key alone: say so.
+            F.when(F.col("boilerplate_only"), F.lit("boilerplate_only"))
+            .otherwise(F.col("measure"))
+            .alias("measure"),
         )
         full.write.mode("overwrite").parquet(ctx.path("decisions.untyped"))
         untyped = spark.read.parquet(ctx.path("decisions.untyped"))

@@ -49,7 +49,7 @@ class VerdictRecord:
     similarity: float | None
     group: str
     type: str | None = None  # full | content | partial | near, for duplicates
-    measure: str | None = None  # what decided: exact | jaccard | containment | cosine
+    measure: str | None = None  # exact | jaccard | containment | cosine | boilerplate_only
 
     def to_row(self) -> dict[str, bytes]:
         row = {"v:verdict": self.verdict.encode(), "v:group": self.group.encode()}
@@ -123,3 +123,18 @@ def doc_row(
         "v:sketch": sketch.encode(),
         "m:length": str(length).encode(),  # normalized characters
     }
+
+
+def line_hosts_row(line_key: str) -> str:
+    """Row ``*|line`` of ``host_lines``: hosts where the line was ordinary text (on fewer
+    than ``boilerplate.min_pages`` of their pages), a cell ``d:@HOST`` each whose value is
+    the day it was written (rows ``host|line`` hold page counts)."""
+    return f"*|{line_key}"
+
+
+def served_elsewhere(cells: Row, host: str, before: str) -> bool:
+    """Whether a ``*|line`` row names a host other than ``host`` on a day before
+    ``before`` (``served_elsewhere(cells, host, "9999")``: on any day)."""
+    return any(
+        c.startswith("d:@") and c[3:] != host and v.decode() < before for c, v in cells.items()
+    )

@@ -517,6 +517,86 @@ def test_site_boilerplate_lines_are_removed_before_keys(
     assert all(set(r) <= {"d:2026-11-01", "d:2026-11-02"} for r in rows.values())
 
 
+def test_short_texts_in_a_big_template_are_judged_on_their_own_lines(
+    spark: Any, tmp_path: Path, cfg: Config
+) -> None:
+    """Issue 30: a site whose header and footer are several times longer than its short
+    pages. Its different poems stay apart (the template never decides), a repost of one
+    poem inside another site's big template is found, and a page that is nothing but
+    the template is judged by its exact key alone and says so."""
+
+    def template(site: str) -> tuple[list[str], list[str]]:
+        head = [f"{site} 首页 | 诗词 | 名句 | 作者 | 古籍 | 登录 | 注册"] + [
+            f"{site}推荐阅读：{t}" for t in ("春江花月夜", "将进酒", "长恨歌", "琵琶行", "蜀道难")
+        ]
+        foot = [
+            "返回顶部",
+            f"版权所有 © 2026 {site} 未经授权不得转载 京ICP备12345678号",
+            "关于我们 | 联系我们 | 意见反馈 | 免责声明 | 网站地图",
+        ]
+        return head, foot
+
+    def page(site: str, body: str) -> str:
+        head, foot = template(site)
+        return "\n".join([*head, body, *foot])
+
+    poems = [
+        "床前明月光，疑是地上霜。\n举头望明月，低头思故乡。",
+        "白日依山尽，黄河入海流。\n欲穷千里目，更上一层楼。",
+        "春眠不觉晓，处处闻啼鸟。\n夜来风雨声，花落知多少。",
+        "千山鸟飞绝，万径人踪灭。\n孤舟蓑笠翁，独钓寒江雪。",
+        "红豆生南国，春来发几枝。\n愿君多采撷，此物最相思。",
+    ]
+    site_a, site_b = "诗词天地网", "古诗文精选"
+    day = [
+        rec(f"p{i}", page(site_a, p), f"2026-11-01T0{i}:00:00Z", f"诗{i}", f"http://a.example/{i}")
+        for i, p in enumerate(poems)
+    ]
+    day.append(
+        rec("nav", page(site_a, ""), "2026-11-01T06:00:00Z", "目录", "http://a.example/list")
+    )
+    # Another big-template site, later: two poems of its own, reposts of poems 3 and 0.
+    others = ["人生得意须尽欢，莫使金樽空对月。", "君不见黄河之水天上来，奔流到海不复回。"]
+    for i, body in enumerate([*others, poems[3]]):
+        day.append(
+            rec(
+                f"b{i}",
+                page(site_b, body),
+                f"2026-11-01T08:{i}0:00Z",  # after every page of the first site
+                f"文{i}",
+                f"http://b.example/{i}",
+            )
+        )
+    day.append(
+        rec("repost", page(site_b, poems[0]), "2026-11-01T09:00:00Z", "转载", "http://b.example/r")
+    )
+    d = write_day(tmp_path / "in", "2026-11-01", day)
+    ctx = DayContext(day="2026-11-01", home=tmp_path / "home", cfg=cfg, input_dir=d)
+    run_all(spark, ctx)
+    v = verdicts(ctx)
+    for i in range(1, len(poems)):
+        assert v[f"p{i}"]["verdict"] == "unique", v[f"p{i}"]
+    assert v["b0"]["verdict"] == "unique" and v["b1"]["verdict"] == "unique"
+    assert (v["repost"]["verdict"], v["repost"]["duplicate_of"]) == ("duplicate", "p0")
+    assert (v["b2"]["verdict"], v["b2"]["duplicate_of"]) == ("duplicate", "p3")
+    assert v["nav"]["verdict"] == "unique"
+    assert v["nav"]["measure"] == "boilerplate_only"
+    # What `crawldedup explain` prints for the repost: the keys, the measure, and the
+    # lines, each site's template marked as boilerplate.
+    from crawldedup.explain import explain
+
+    with open_store(ctx.store) as store:
+        lines = explain(store, ctx.home, ctx.day, "repost", cfg)
+        nav_lines = explain(store, ctx.home, ctx.day, "nav", cfg)
+    text = "\n".join(lines)
+    assert "duplicate of p0" in text and "measure exact" in text, text
+    assert "content_md5 same" in text
+    assert "  =      床前明月光，疑是地上霜。" in lines
+    assert any(x.startswith(f"  - [bp] {site_b} 首页") for x in lines), text
+    assert any(x.startswith(f"  + [bp] {site_a} 首页") for x in lines), text
+    assert "measure boilerplate_only" in nav_lines[1]
+
+
 def _block_bits(ctx: DayContext) -> dict[str, bytes]:
     from crawldedup.core.bloom import from_bytes
 

@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
-from crawldedup.core.boilerplate import host_of, line_key, page_line_keys, strip_boilerplate
+from crawldedup.core.boilerplate import (
+    host_of,
+    is_boilerplate_only,
+    line_key,
+    page_line_keys,
+    strip_boilerplate,
+)
 
 NAV = "首页 | 新闻 | 体育 | 财经 | 科技 | 娱乐 | 联系我们"
 COPY = "版权所有 © 2026 示例新闻网 未经授权禁止转载"
@@ -20,16 +26,22 @@ def test_line_keys_ignore_width_case_punctuation_and_short_lines() -> None:
     assert len(keys) == 4 and keys == sorted(keys)  # NAV counts once
 
 
-def test_strip_removes_only_boilerplate_lines_and_keeps_template_only_pages() -> None:
+def test_strip_removes_boilerplate_whatever_its_share_of_the_page() -> None:
     boiler = {line_key(NAV, 8), line_key(COPY, 8)}
     page = f"{NAV}\n{ARTICLE}\n{COPY}"
-    assert strip_boilerplate(page, boiler, 8, 0.5) == ARTICLE
-    assert strip_boilerplate(ARTICLE, boiler, 8, 0.5) is None  # nothing to remove
-    # A page that is nothing but its template keeps its text, and so does a page whose
-    # "boilerplate" would be most of it (an article its host serves again and again).
-    assert strip_boilerplate(f"{NAV}\n{COPY}", boiler, 8, 0.5) is None
-    article_lines = {line_key(x, 8) for x in ARTICLE.splitlines()}
-    assert strip_boilerplate(page, article_lines, 8, 0.5) is None
+    assert strip_boilerplate(page, boiler, 8) == ARTICLE
+    assert strip_boilerplate(ARTICLE, boiler, 8) is None  # nothing to remove
+    # A short poem in a template three times its size keeps only the poem.
+    poem = "床前明月光\n疑是地上霜"
+    big = "\n".join([NAV, COPY, NAV, poem, COPY, NAV])
+    assert strip_boilerplate(big, boiler, 2) == poem
+    assert not is_boilerplate_only(strip_boilerplate(big, boiler, 2))
+
+
+def test_a_page_of_nothing_but_boilerplate_is_said_so() -> None:
+    boiler = {line_key(NAV, 8), line_key(COPY, 8)}
+    assert is_boilerplate_only(strip_boilerplate(f"{NAV}\n{COPY}\n»", boiler, 2))
+    assert not is_boilerplate_only(strip_boilerplate(ARTICLE, boiler, 2))  # None: untouched
 
 
 def test_host_of_drops_www_and_default_ports() -> None:

@@ -1,0 +1,193 @@
+"""Why a document got its verdict: ``crawldedup explain --date D ID``.
+
+For one document of a published day: its verdict (rule, measure and value that
+decided), the keys it shares with the document it was matched to (its ``duplicate_of``,
+or ``--with`` another id), and their texts line by line: lines in both, lines of one
+only, and which of them are their host's boilerplate (lines held by at least
+``boilerplate.min_pages`` pages of the host up to that day, table ``host_lines``), so an
+engineer can see whether a site's template made the match.
+
+Texts are read again from the day's input files (a document's file and position are in
+``work/dt=D/docs``) and prepared as the fingerprint stage prepares them; no JVM starts.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pyarrow.parquet as pq
+
+from crawldedup.config import Config
+from crawldedup.core.boilerplate import host_of, line_key
+from crawldedup.core.normalize import normalize_text
+from crawldedup.ingest.readers import read_file
+from crawldedup.ingest.records import prepare
+from crawldedup.rules import Rule
+from crawldedup.store.base import Store
+from crawldedup.store.schema import (
+    VerdictRecord,
+    line_hosts_row,
+    served_elsewhere,
+    verdict_row_key,
+)
+
+
+class ExplainError(LookupError):
+    """The document, its day or its text cannot be found (one line for the user)."""
+
+
+@dataclass
+class DocView:
+    id: str
+    day: str
+    url: str
+    title: str
+    keys: dict[str, Any]
+    text: str | None  # None: its input file is gone or changed
+    boilerplate: set[str] = field(default_factory=set)  # line keys of its host's template
+
+
+def _doc_row(store: Store, doc_id: str) -> dict[str, bytes]:
+    row = store.get("docs", [doc_id]).get(doc_id)
+    if not row:
+        raise ExplainError(f"no document {doc_id!r} in the store")
+    return row
+
+
+def _source(home: Path, day: str, doc_id: str) -> tuple[str, int] | None:
+    """(input file, position) of a document, from its day's work/docs."""
+    folder = home / "work" / f"dt={day}" / "docs"
+    if not folder.is_dir():
+        return None
+    table = pq.read_table(
+        folder, columns=["id", "source", "position"], filters=[("id", "=", doc_id)]
+    )
+    if not table.num_rows:
+        return None
+    return str(table.column("source")[0]), int(table.column("position")[0].as_py())
+
+
+def _text(home: Path, day: str, doc_id: str, cfg: Config) -> str | None:
+    found = _source(home, day, doc_id)
+    if found is None or not Path(found[0]).is_file():
+        return None
+    path, position = found
+    for rec in read_file(path, cfg.limits.max_record_bytes):
+        if rec.position == position:
+            out = prepare(rec, cfg, day)
+            return str(out["text"]) if isinstance(out, dict) else None
+    return None
+
+
+def _boilerplate(store: Store, host: str, text: str, day: str, cfg: Config) -> set[str]:
+    """The line keys of ``text`` that are boilerplate of ``host`` up to ``day``: held by
+    ``min_pages`` pages of the host and ordinary text of no other host (the fingerprint
+    stage's rule, read back from ``host_lines``)."""
+    bp = cfg.boilerplate
+    keys = sorted({k for k in (line_key(x, bp.min_line_chars) for x in text.splitlines()) if k})
+    if not keys or not bp.enabled:
+        return set()
+    rows = store.get(
+        "host_lines", [f"{host}|{k}" for k in keys] + [line_hosts_row(k) for k in keys]
+    )
+    out = set()
+    after = f"{day}~"  # the day itself counts: its cells are written when it is published
+    for k in keys:
+        pages = sum(int(v) for c, v in rows.get(f"{host}|{k}", {}).items() if c[2:] <= day)
+        if pages >= bp.min_pages and not served_elsewhere(
+            rows.get(line_hosts_row(k), {}), host, after
+        ):
+            out.add(k)
+    return out
+
+
+def load(store: Store, home: Path, doc_id: str, cfg: Config) -> DocView:
+    row = _doc_row(store, doc_id)
+    day = row["m:day"].decode()
+    url = row.get("m:url", b"").decode()
+    text = _text(home, day, doc_id, cfg)
+    view = DocView(
+        id=doc_id,
+        day=day,
+        url=url,
+        title=row.get("m:title", b"").decode(),
+        keys=json.loads(row.get("m:keys") or b"{}"),
+        text=text,
+    )
+    if text is not None:
+        view.boilerplate = _boilerplate(store, host_of(url), text, day, cfg)
+    return view
+
+
+def shared_keys(a: DocView, b: DocView) -> dict[str, str]:
+    """Per rule: "same" / "differ" for one-key rules, "k of n" for SimHash blocks and
+    LSH bands, "-" when either has none."""
+    out: dict[str, str] = {}
+    for rule in Rule:
+        ka, kb = a.keys.get(rule.value), b.keys.get(rule.value)
+        if rule.multi_key:
+            sa, sb = set(ka or []), set(kb or [])
+            out[rule.value] = f"{len(sa & sb)} of {max(len(sa), len(sb))}" if sa and sb else "-"
+        else:
+            out[rule.value] = "-" if not ka or not kb else "same" if ka == kb else "differ"
+    return out
+
+
+def line_diff(a: DocView, b: DocView, min_chars: int) -> Iterator[tuple[str, bool, str]]:
+    """(mark, boilerplate, line) for ``a``'s lines then ``b``'s own: "=" a line both
+    have (normalized), "-" only ``a``, "+" only ``b``."""
+    assert a.text is not None and b.text is not None
+    norm_b = {normalize_text(x) for x in b.text.splitlines()}
+    norm_a = {normalize_text(x) for x in a.text.splitlines()}
+
+    def is_bp(line: str, doc: DocView) -> bool:
+        key = line_key(line, min_chars)
+        return key is not None and key in doc.boilerplate
+
+    for line in a.text.splitlines():
+        if line.strip():
+            yield ("=" if normalize_text(line) in norm_b else "-"), is_bp(line, a), line
+    for line in b.text.splitlines():
+        if line.strip() and normalize_text(line) not in norm_a:
+            yield "+", is_bp(line, b), line
+
+
+def explain(
+    store: Store, home: Path, day: str, doc_id: str, cfg: Config, other: str | None = None
+) -> list[str]:
+    """The lines ``crawldedup explain`` prints."""
+    row = store.get("verdicts", [verdict_row_key(day, doc_id)]).get(verdict_row_key(day, doc_id))
+    if not row:
+        raise ExplainError(f"no verdict for {doc_id!r} on {day}")
+    verdict = VerdictRecord.from_row(verdict_row_key(day, doc_id), row)
+    doc = load(store, home, doc_id, cfg)
+    out = [f"document   {doc.id}  ({doc.day}, {doc.url or 'no url'}) {doc.title!r}"]
+    if verdict.verdict == "duplicate":
+        value = "" if verdict.similarity is None else f" {verdict.similarity:.3f}"
+        out.append(
+            f"verdict    duplicate of {verdict.duplicate_of}, group {verdict.group}: "
+            f"rule {verdict.rule}, measure {verdict.measure}{value}"
+        )
+    else:
+        measure = f" (measure {verdict.measure})" if verdict.measure else ""
+        out.append(f"verdict    unique, group {verdict.group}{measure}")
+    target = other or verdict.duplicate_of
+    if target is None:
+        out.append("compared   nothing (unique: give --with ID to compare with another)")
+        return out
+    peer = load(store, home, target, cfg)
+    out.append(f"compared   {peer.id}  ({peer.day}, {peer.url or 'no url'}) {peer.title!r}")
+    keys = shared_keys(doc, peer)
+    out.append("keys       " + ", ".join(f"{r} {v}" for r, v in keys.items()))
+    if doc.text is None or peer.text is None:
+        missing = doc.id if doc.text is None else peer.id
+        out.append(f"lines      not shown: the input file of {missing} is gone or changed")
+        return out
+    out.append("lines      = both  - only the document  + only the compared one  [bp] boilerplate")
+    for mark, bp, line in line_diff(doc, peer, cfg.boilerplate.min_line_chars):
+        out.append(f"  {mark} {'[bp] ' if bp else '     '}{line}")
+    return out
