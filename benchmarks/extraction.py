@@ -35,24 +35,12 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
-from typing import Any
 
 from .realtext.build import Builder
 from .realtext.corpus import load_corpus
 
 _KEEP = re.compile(r"[^0-9a-z\u3400-\u9fff]+")
 SHORT = 300
-
-RP_OPTIONS: dict[str, Any] = {  # as crawldedup.ingest.records' (post_meta=False too)
-    "preserve_formatting": True,
-    "list_bullets": False,
-    "alt_texts": False,
-    "links": False,
-    "form_fields": False,
-    "noscript": False,
-    "comments": False,
-    "post_meta": False,
-}
 
 
 def grams(text: str) -> set[str]:
@@ -80,6 +68,7 @@ def resiliparse_variants() -> dict[str, Callable[[str], str]]:
     from resiliparse.parse.html import HTMLTree
 
     from crawldedup.ingest.html_text import TEMPLATE_SKIP, after_heading, page_title
+    from crawldedup.ingest.records import RESILIPARSE_OPTIONS
 
     def raw(html: str) -> str:
         return extract_plain_text(HTMLTree.parse(html), main_content=True)
@@ -88,7 +77,7 @@ def resiliparse_variants() -> dict[str, Callable[[str], str]]:
         tree = HTMLTree.parse(html)
         text = ""
         for main_content in (True, False):
-            opts = {**RP_OPTIONS, "main_content": main_content, "skip_elements": skip}
+            opts = {**RESILIPARSE_OPTIONS, "main_content": main_content, "skip_elements": skip}
             text = lines(extract_plain_text(tree, **opts))
             if text:
                 break

@@ -36,6 +36,9 @@ TEMPLATE_WORDS = """nav navbar navi menu menubar submenu header masthead footer 
     copyright login toolbar topbar byline meta author date time source tags tag widget popup
     cookie subscribe newsletter info links friendlink bottom top daohang remen xiangguan
     tuijian banquan""".split()  # noqa: SIM905 (a word list, not a list literal of 62 lines)
+# Words that also name template parts at the start of a compound class or id
+# ("navheader", "navfooter" of DocBook pages, "footerlinks", "sidebarleft").
+TEMPLATE_PREFIXES = ["nav", "header", "footer", "sidebar", "breadcrumb", "copyright"]
 # Holders of the article are never skipped, whatever their name.
 _ARTICLE = ":not(:has(article, main, h1, [itemprop=articleBody i]))"
 
@@ -55,6 +58,8 @@ def _named(word: str) -> list[str]:
 TEMPLATE_SKIP = [
     ":is(nav, aside, footer, "
     + ", ".join(s for w in TEMPLATE_WORDS for s in _named(w))
+    + ", "
+    + ", ".join(f'[class^="{p}" i], [id^="{p}" i]' for p in TEMPLATE_PREFIXES)
     + ")"
     + _ARTICLE
 ]
@@ -72,14 +77,17 @@ def after_heading(text: str, title: str) -> str:
     The first such line only: an article may start with its title again (a poem, a
     saying whose title is its first line).
     """
-    if not title:
+    # Compared with spaces collapsed: a <title> often spells them as no-break spaces
+    # ("附录\xa0A.\xa0附录") where the extracted heading has plain ones.
+    heading = " ".join(title.split())
+    if not heading:
         return text
     lines = text.split("\n", _HEADING_LINES)
     before = 0
     for i, line in enumerate(lines[:_HEADING_LINES]):
         if before > _HEADING_OFFSET:
             break
-        if line.strip() == title:
+        if " ".join(line.split()) == heading:
             return "\n".join(lines[i + 1 :])
         before += len(line)
     return text

@@ -126,7 +126,7 @@ _DATE_SEARCH = {"extensive_search": False}
 # extract_plain_text's options: one line per block (paragraph, <br>, list item, cell),
 # no list bullets, alt texts, link targets, form fields, <noscript>, comment sections
 # or post meta (bylines, dates).
-_RESILIPARSE_OPTIONS = {
+RESILIPARSE_OPTIONS = {
     "preserve_formatting": True,
     "list_bullets": False,
     "alt_texts": False,
@@ -157,7 +157,7 @@ def _resiliparse_extract(html: str) -> tuple[str, str]:
     for main_content, skip in _ATTEMPTS:
         text = _lines(
             html2text.extract_plain_text(
-                tree, main_content=main_content, skip_elements=skip, **_RESILIPARSE_OPTIONS
+                tree, main_content=main_content, skip_elements=skip, **RESILIPARSE_OPTIONS
             )
         )
         if text:

@@ -406,28 +406,23 @@ def run(spark: SparkSession, ctx: DayContext) -> dict[str, Any]:
         write_partitions(
             full, store_url, batch, lambda s, b: _put_docs(s, b, day), counters, key_order=("id",)
         )
-        lines_path = ctx.work / "host_lines"
-        if cfg.boilerplate.enabled and lines_path.exists():
-            # The day's page counts per (host, line): later days' boilerplate counts.
-            write_partitions(
-                spark.read.parquet(str(lines_path)),
-                store_url,
-                batch,
-                lambda s, b: _put_host_lines(s, b, day),
-                counters,
-                key_order=(F.concat_ws("|", "host", "line"),),
-            )
-        hosts_path = ctx.work / "line_hosts"
-        if cfg.boilerplate.enabled and hosts_path.exists():
-            # Hosts where a line is ordinary text: for the other hosts it is no template.
-            write_partitions(
-                spark.read.parquet(str(hosts_path)),
-                store_url,
-                batch,
-                lambda s, b: _put_line_hosts(s, b, day),
-                counters,
-                key_order=("line",),
-            )
+        # The day's page counts per (host, line) (later days' boilerplate counts), and the
+        # hosts where a line is ordinary text (for the other hosts it is no template).
+        line_tables = (
+            ("host_lines", _put_host_lines, F.concat_ws("|", "host", "line")),
+            ("line_hosts", _put_line_hosts, F.col("line")),
+        )
+        for folder, put, order in line_tables:
+            path = ctx.work / folder
+            if cfg.boilerplate.enabled and path.exists():
+                write_partitions(
+                    spark.read.parquet(str(path)),
+                    store_url,
+                    batch,
+                    lambda s, b, put=put: put(s, b, day),  # type: ignore[misc]
+                    counters,
+                    key_order=(order,),
+                )
         canon_rows = spark.read.parquet(ctx.path("canon_cells"))
         # Left out of stats["store"] (it never counted them): a few cells a day.
         write_partitions(canon_rows, store_url, batch, _put_canon_cells)

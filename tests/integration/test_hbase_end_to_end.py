@@ -136,5 +136,3 @@ def test_quarantine_is_counted_and_progress_is_one_line_per_stage(on_hbase: HBas
     assert report["documents"] == len(on_hbase.verdicts[DAYS[1]])
     assert "5 quarantined" in on_hbase.rerun.stdout
     check_progress_lines(on_hbase.first.stderr)
-
-

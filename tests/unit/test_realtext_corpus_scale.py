@@ -6,34 +6,19 @@ The module is loaded from its file: it is benchmark code, not an installed packa
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from pathlib import Path
-from types import ModuleType
 
 import pytest
+
+from tests.benchmark_modules import load_benchmark_module
 
 pytestmark = pytest.mark.unit
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _load() -> ModuleType:
-    name = "realtext_corpus_under_test"
-    if name in sys.modules:
-        return sys.modules[name]
-    spec = importlib.util.spec_from_file_location(
-        name, ROOT / "benchmarks" / "realtext" / "corpus.py"
-    )
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-c = _load()
+c = load_benchmark_module("benchmarks/realtext/corpus.py", "realtext_corpus_under_test")
 
 
 def test_pod_formatting_codes_become_text() -> None:

@@ -6,35 +6,20 @@ The module is loaded from its file: it is benchmark code, not an installed packa
 
 from __future__ import annotations
 
-import importlib.util
 import random
-import sys
 import unicodedata
 from pathlib import Path
-from types import ModuleType
 
 import pytest
+
+from tests.benchmark_modules import load_benchmark_module
 
 pytestmark = pytest.mark.unit
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _load() -> ModuleType:
-    name = "realtext_reposting_under_test"
-    if name in sys.modules:
-        return sys.modules[name]
-    spec = importlib.util.spec_from_file_location(
-        name, ROOT / "benchmarks" / "realtext" / "reposting.py"
-    )
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-rp = _load()
+rp = load_benchmark_module("benchmarks/realtext/reposting.py", "realtext_reposting_under_test")
 
 ZH = rp.Page(
     "控制台基础",
