@@ -30,11 +30,6 @@ def _mix_in_place(z: np.ndarray) -> np.ndarray:
     return z
 
 
-def mix64(values: np.ndarray) -> np.ndarray:
-    """splitmix64's finalizer of every value (a new array)."""
-    return _mix_in_place(np.array(values, dtype=np.uint64, copy=True))
-
-
 def window_hashes(cp: np.ndarray, size: int) -> np.ndarray:
     """``mix(...mix(mix(0 ^ c[j]) ^ c[j+1])... ^ c[j+size-1])`` of every window of ``size``
     consecutive values, in order (``len(cp) >= size >= 1``)."""
