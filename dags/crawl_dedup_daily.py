@@ -1,97 +1,14 @@
 """
 ### crawl_dedup_daily: de-duplicate one crawl day, stage by stage
 
-Every page the crawler landed on a day is judged **unique** or **duplicate** of the earliest
-copy seen on that day or any earlier day, and grouped under it (see the project README).
-
 `wait_for_crawl` → `fingerprint` → `bloom` → `candidates` → `similarity` → `publish` → `report`
+(plus `relevance_enabled` → `relevance` after `fingerprint` when `topics_library` is set).
+The crawl day is the `crawl_date` param, else the run's data interval: a UI trigger with
+the form's defaults processes **yesterday**. Days run in order, one at a time. Backfill:
+`airflow backfill create --dag-id crawl_dedup_daily --from-date D1 --to-date D2T03:00:00`.
 
-Topic relevance (docs/relevance.md) branches off after `fingerprint`: `relevance_enabled` →
-`relevance`, in parallel with the dedup chain. With an empty `topics_library` param both
-are skipped; otherwise `relevance` scores the day's pages against the library's topics and
-writes the ranked crawl frontier (`crawldedup relevance --date D --topic T` prints it).
-
-The five Spark stages are `spark-submit jobs/<stage>.py` through the `spark_default`
-connection (master `local[*]` by default); `report` runs in Python and applies the
-data-quality gate. Intermediates live in `{home}/work/dt={day}/`.
-
-**On a Spark cluster** only the `spark_default` connection changes (conn type `spark`, host
-`spark://MASTER`, port 7077). Set `CRAWLDEDUP_PY_FILES` to the project zip
-(`scripts/build_dist.sh`) so that executors import the project from it (`--py-files`); the
-executors' python (`PYSPARK_PYTHON`) needs the project's dependencies, and `home` must be
-a path every node sees (a shared file system). See the README, "Running on a Spark cluster".
-
-**Which day.** The `crawl_date` param when given; else the day the run's data interval
-starts on. A scheduled or backfill run of logical date `D` covers `D` 03:00 -> `D+1` 03:00
-UTC, fires at its end and processes `{input_root}/dt=D/` (`{{ ds }}`). A manual run with a
-logical date processes the day that date falls in once the day is over, else the last
-complete day: **a UI trigger with the form's defaults (logical date "now") processes
-yesterday**, like the scheduler would. A run without a logical date and without
-`crawl_date` is refused by its first task, with what to set. The day is in run ids
-(`scheduled__crawl-D__...`, `manual__crawl-D__...`; Airflow names backfill runs
-`backfill__<D+1>T03:00:00+00:00` itself), in the run's note (`crawl day D`, on its page)
-and in the first line of every task's log.
-
-**Days run in order**: `max_active_runs=1`, and `wait_for_crawl`, the first task, waits
-while the previous run (by logical date) is queued or running, fails when it failed, and
-refuses a day whose previous day has a crawl folder but is not published in the store
-(unless the store has no earlier day, where its history starts; param
-`require_previous_day` off skips this check): a day is judged against every earlier day's
-published results. (No `depends_on_past`: Airflow rejects the UI's default backfill choice,
-"Missing Runs", for such DAGs.) To redo a day, rerun it and then every later day.
-
-**Which store.** The connection the `store_conn_id` param names (conn type `hbase`); else
-the `hbase_default` connection (`HBaseHook`: host, port, extra `table_prefix`, `timeout_ms`,
-`retries`, `transport`, `protocol`, `pool_size`, `backoff_s`); else the embedded SQLite store
-`{home}/store.db`. Connections are defined by whoever administers Airflow, so a trigger can
-pick a store but not invent one: the free-URL `store` param is refused unless the deployment
-sets `CRAWLDEDUP_ALLOW_STORE_URL=true` (then it wins; an embedded `sqlite:///...` URL must
-also be under the allowed roots). Resolved at run time by `wait_for_crawl`, never while
-parsing.
-
-**Allowed roots.** `input_root`, `home`, `topics_library` and `config` must resolve (`..`
-and symbolic links followed first) to a folder of `CRAWLDEDUP_ALLOWED_ROOTS` or below it;
-when that is unset, to the folders of the params' defaults (`CRAWLDEDUP_INPUT_ROOT`,
-`CRAWLDEDUP_HOME`, and the folders of `CRAWLDEDUP_TOPICS_LIBRARY` and `CRAWLDEDUP_CONFIG`
-when set): a stock deployment accepts its defaults and nothing else. `wait_for_crawl`
-checks them, and the day folder (which may be a link), before it waits or reads anything,
-and fails at once, without retries, naming the param, the resolved path and the roots;
-every later task takes the checked paths and the store from its XCom, never the params.
-
-**Backfill** (the DAG must be unpaused; logical dates are at 03:00, so end the window at or
-after the last day's 03:00). From the UI: Trigger -> Backfill, the date range, the default
-"Missing Runs". From the CLI:
-
-    airflow dags unpause crawl_dedup_daily
-    airflow backfill create --dag-id crawl_dedup_daily --from-date 2026-11-01 \\
-        --to-date 2026-11-03T03:00:00 --max-active-runs 1
-
-**Rerun a day with other parameters** (replaces that day's verdicts only; later days are not
-recomputed). In the UI: Trigger, Crawl date `2026-11-01`, Similarity threshold 0.85. CLI:
-
-    airflow dags trigger crawl_dedup_daily -c '{"crawl_date": "2026-11-01", "threshold": 0.85}'
-    airflow dags trigger crawl_dedup_daily -l 2026-11-01T12:00:00 -c '{"dry_run": true}'
-
-**Params**: `threshold`, `rules`, `dry_run` (computes verdicts, writes nothing to the store),
-`replace` (lets a rerun replace a published day with far fewer documents; else refused),
-`input_root`, `home` (under the allowed roots), `store_conn_id` (the store's connection),
-`store` (a store URL, only where the deployment allows it), `wait_for`, `config` (the TOML
-config file every task reads, the report too; default `$CRAWLDEDUP_CONFIG`; under the
-allowed roots), and the gate's `max_quarantined_share`, `duplicate_rate_tolerance`,
-`trailing_days` (empty: the config's `[gate]`). `topics_library`: the semantic library of
-the relevance stage (above; under the allowed roots).
-
-Deployment knobs (environment of the DAG processor and workers): `CRAWLDEDUP_SCHEDULE`
-(cron, default `0 3 * * *`), `CRAWLDEDUP_CATCHUP`, `CRAWLDEDUP_INPUT_ROOT` and
-`CRAWLDEDUP_HOME` (param defaults), `CRAWLDEDUP_JOBS_DIR`, `CRAWLDEDUP_OWNER`,
-`CRAWLDEDUP_RETRIES`, `CRAWLDEDUP_RETRY_DELAY_S`, `CRAWLDEDUP_SENSOR_POKE_S`,
-`CRAWLDEDUP_SENSOR_TIMEOUT_H`, `CRAWLDEDUP_CONFIG` (the `config` default), `CRAWLDEDUP_PY_FILES`
-(comma-separated `--py-files` of every Spark stage, e.g. the project zip; empty: none),
-`CRAWLDEDUP_TOPICS_LIBRARY` (the `topics_library` default), `CRAWLDEDUP_SCHEDULED_RUNS`
-(`false`: no scheduled runs, manual and backfill only; the quickstart's setting),
-`CRAWLDEDUP_ALLOWED_ROOTS` (the folders path params may point into, separated by `:`;
-unset: the defaults' folders, see "Allowed roots"), `CRAWLDEDUP_ALLOW_STORE_URL` (`true`:
-the `store` param may name a URL; default: refused, the store comes from a connection).
+Params, allowed roots, the store connection, deployment settings and running on a Spark
+cluster: `docs/operations.md` ("Airflow") in the crawldedup repository.
 """
 
 from __future__ import annotations

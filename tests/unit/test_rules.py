@@ -1,17 +1,27 @@
-"""The rule enum says what the README says: cascade order, key letters, index tables."""
+"""The rule enum: cascade order, key letters, index tables, and what follows from them.
+
+Behaviour is asserted on the code (crawldedup.rules, crawldedup.config,
+crawldedup.core.cascade, crawldedup.store). The two checks of docs/ compare the code's own
+values with the reference pages (every store table in docs/store.md, the documented
+defaults of docs/configuration.md equal to the code's), never sentences.
+"""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
+import tomllib
 from pathlib import Path
+from typing import Any
 
 from crawldedup import config, rules
+from crawldedup.core.cascade import Candidate, Policy, decide
 from crawldedup.core.fingerprint import Fingerprints
 from crawldedup.rules import CASCADE, INDEX_TABLES, RULES, Rule, enabled
 from crawldedup.store import base
 
-README = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+DOCS = Path(__file__).resolve().parents[2] / "docs"
 
 
 def test_cascade_order_is_b_c_d_a_then_simhash_then_lsh() -> None:
@@ -40,21 +50,6 @@ def test_columns_are_the_fingerprint_attributes() -> None:
     assert all(r.column in fields for r in Rule)
 
 
-def test_readme_store_table_names_the_same_letters() -> None:
-    # | `title_id` | md5 hex of the normalized title (A) | ...
-    letters = dict(re.findall(r"^\| `(\w+_id)` \| [^|]*\(([ABCD])\) \|", README, re.M))
-    assert letters == {r.table: r.letter for r in Rule if r.letter}
-    assert "| `simhash_id` | one SimHash block" in README
-    assert "| `lsh_id` | one MinHash LSH band" in README
-
-
-def test_readme_default_rules_and_cascade_sentence() -> None:
-    m = re.search(r"^rules = (\[.*?\])", README, re.M)
-    assert m and tuple(json.loads(m.group(1))) == RULES
-    assert "head (C), tail (D) and title (A) keys" in README
-    assert "in the order head → tail → title → simhash → lsh" in README
-
-
 def test_old_names_are_re_exports_of_the_enum() -> None:
     assert config.RULES is rules.RULES
     assert base.INDEX_TABLES is rules.INDEX_TABLES
@@ -67,7 +62,12 @@ def test_old_names_are_re_exports_of_the_enum() -> None:
         "lsh": "lsh_id",
     }
     assert set(INDEX_TABLES.values()) <= set(base.TABLES)
+    assert all(base.TABLES[t] == ("d",) for t in INDEX_TABLES.values())
+
+
+def test_every_rule_is_on_by_default() -> None:
     assert config.Config().cascade.rules == RULES
+    assert enabled(config.Config().cascade.rules) == list(CASCADE)
 
 
 def test_members_are_their_rule_strings() -> None:
@@ -80,3 +80,65 @@ def test_members_are_their_rule_strings() -> None:
 def test_enabled_keeps_config_order_and_drops_unknown_names() -> None:
     assert enabled(["head", "content_md5"]) == [Rule.HEAD, Rule.CONTENT_MD5]
     assert enabled(["nope", "simhash"]) == [Rule.SIMHASH]
+
+
+def _found_under(names: list[str], doc_id: str, fetched_at: str) -> list[Candidate]:
+    # One candidate found under several rules, with measures every profile verifies.
+    return [
+        Candidate(doc_id, fetched_at, r, 0.99, hamming=0, jaccard=0.95, containment=0.99)
+        for r in names
+    ]
+
+
+def test_the_reported_rule_follows_the_cascade_order_of_the_enum() -> None:
+    # Found under every non-exact rule, listed backwards: the decision names the first
+    # rule of the default cascade, whatever order the candidates arrive in.
+    non_exact = [r.value for r in reversed(CASCADE) if not r.exact]
+    for profile in ("shingles", "seed"):
+        d = decide(_found_under(non_exact, "a", "2026-11-01T00:00:00.000000Z"), Policy(profile))
+        assert (d.verdict, d.rule, d.duplicate_of) == ("duplicate", "head", "a")
+    # Without head, tail is next; without the md5 keys, simhash, then lsh.
+    assert decide(_found_under(non_exact, "a", "x"), Policy(), RULES[2:]).rule == "tail"
+    assert decide(_found_under(non_exact, "a", "x"), Policy(), RULES[4:]).rule == "simhash"
+    assert decide(_found_under(non_exact, "a", "x"), Policy(), ("lsh",)).rule == "lsh"
+
+
+def test_the_exact_rule_wins_over_an_earlier_verified_candidate() -> None:
+    exact = Candidate("late", "2026-11-02T00:00:00.000000Z", Rule.CONTENT_MD5.value, 1.0)
+    near = _found_under(["head"], "early", "2026-11-01T00:00:00.000000Z")
+    d = decide([*near, exact], Policy())
+    assert (d.rule, d.duplicate_of, d.measure) == ("content_md5", "late", "exact")
+    assert d.similarity == 1.0
+    # Without the exact rule the earlier verified candidate wins.
+    assert decide([*near, exact], Policy(), RULES[1:]).duplicate_of == "early"
+
+
+# --- the reference pages hold the code's values -------------------------------------------
+
+
+def test_docs_store_lists_every_table_and_each_index_table_with_its_rule() -> None:
+    text = (DOCS / "store.md").read_text(encoding="utf-8")
+    rows = re.findall(r"^\| `(\w+)` \|(.*)$", text, re.M)
+    documented = {name for name, _ in rows}
+    assert set(base.TABLES) <= documented, sorted(set(base.TABLES) - documented)
+    for rule in Rule:
+        cells = [rest for name, rest in rows if name == rule.table]
+        assert cells and f"`{rule.value}`" in cells[0], rule
+
+
+def _documented_defaults() -> dict[str, Any]:
+    text = (DOCS / "configuration.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"```toml\n(.*?)```", text, re.S)
+    assert blocks, "docs/configuration.md has no toml block"
+    return tomllib.loads(max(blocks, key=len))
+
+
+def test_docs_configuration_lists_every_key_with_the_code_default() -> None:
+    raw = _documented_defaults()
+    documented = config.config_from_dict(raw)  # valid TOML the loader accepts as it is
+    assert dataclasses.asdict(documented) == dataclasses.asdict(config.Config())
+    sections = {f.name for f in dataclasses.fields(config.Config)} - {"store_url"}
+    assert set(raw) == sections | {"store_url"}
+    for name in sections:
+        fields = {f.name for f in dataclasses.fields(getattr(config.Config(), name))}
+        assert set(raw[name]) == fields, name
