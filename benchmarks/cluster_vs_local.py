@@ -9,7 +9,7 @@ written, read from each application's Spark event log (``spark.eventLog.enabled`
     source scripts/env.sh && scripts/hbase.sh up
     .venv/bin/python benchmarks/cluster_vs_local.py --docs 100000 [--work DIR] [--json OUT]
 
-The day is ``crawldedup.sample.generate_sample`` (one day, about 1.6 documents per
+The day is ``crawldedup_demo.generate_sample`` (one day, about 1.6 documents per
 original: ~60 % originals, ~37 % copies of eight kinds, 13 % HTML pages) scaled to
 ``--docs``. The cluster is started if it is not up, and stopped again if this run started it.
 """
@@ -183,8 +183,10 @@ def main() -> int:
     p.add_argument("--json", type=Path, default=None, help="also write the figures here")
     args = p.parse_args()
 
-    from crawldedup.sample import generate_sample
     from crawldedup.store.hbase_store import HBaseStore
+
+    sys.path.insert(0, str(ROOT / "demo"))
+    from crawldedup_demo import generate_sample
 
     work = args.work or Path(tempfile.mkdtemp(prefix="crawldedup-cvl-"))
     work.mkdir(parents=True, exist_ok=True)

@@ -2,16 +2,19 @@
 
     .venv/bin/python benchmarks/fingerprint_speed.py --baseline 4dd7280 --docs 2000
 
-Composes ``--docs`` articles of ~2 KB (70 % Chinese) from the sample corpus, then times
-``crawldedup.core.fingerprint.fingerprint`` over them in a fresh process per code
-version (the baseline's ``crawldedup`` package extracted with ``git archive``), best of
-three passes, in CPU seconds so that other load on the machine matters less. Prints
-documents per CPU second for each and the ratio.
+Composes ``--docs`` articles of ~2 KB (70 % Chinese) from the sample corpus (this tree's
+demo/crawldedup_demo), then times ``crawldedup.core.fingerprint.fingerprint`` over the
+same articles in a fresh process per code version (the baseline's ``crawldedup`` package
+extracted with ``git archive``), best of three passes, in CPU seconds so that other load
+on the machine matters less. Prints documents per CPU second for each and the ratio.
 """
 
 from __future__ import annotations
 
 import argparse
+import datetime as dt
+import json
+import random
 import subprocess
 import sys
 import tempfile
@@ -19,19 +22,16 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 
+# The articles come from this tree's sample corpus (demo/crawldedup_demo), composed once
+# here and read by each timer from a JSON file: both codes fingerprint the same texts,
+# and the baseline's tree needs no corpus of its own.
 _TIMER = """
-import datetime as dt, random, sys, time
+import json, sys, time
 sys.path.insert(0, sys.argv[1])
 from crawldedup.config import Config
 from crawldedup.core.fingerprint import fingerprint
-from crawldedup.sample import corpus
-rng = random.Random(1)
-docs = []
-for _ in range(int(sys.argv[2])):
-    lang = "zh" if rng.random() < 0.7 else "en"
-    a = corpus.compose_article(rng, lang, dt.date(2026, 11, 1),
-                               target=700 if lang == "zh" else 2000, max_chars=2600)
-    docs.append(a.text)
+with open(sys.argv[2], encoding="utf-8") as fh:
+    docs = json.load(fh)
 cfg = Config()
 best = float("inf")
 for _ in range(3):
@@ -43,9 +43,28 @@ print(len(docs) / best, sum(len(t.encode()) for t in docs) / len(docs))
 """
 
 
-def rate(code_root: Path, docs: int) -> tuple[float, float]:
+def articles(docs: int) -> list[str]:
+    sys.path.insert(0, str(ROOT / "demo"))
+    from crawldedup_demo import corpus
+
+    rng = random.Random(1)
+    out = []
+    for _ in range(docs):
+        lang = "zh" if rng.random() < 0.7 else "en"
+        a = corpus.compose_article(
+            rng,
+            lang,
+            dt.date(2026, 11, 1),
+            target=700 if lang == "zh" else 2000,
+            max_chars=2600,
+        )
+        out.append(a.text)
+    return out
+
+
+def rate(code_root: Path, texts: Path) -> tuple[float, float]:
     out = subprocess.run(
-        [sys.executable, "-c", _TIMER, str(code_root), str(docs)],
+        [sys.executable, "-c", _TIMER, str(code_root), str(texts)],
         capture_output=True,
         text=True,
         check=True,
@@ -65,8 +84,10 @@ def main(argv: list[str] | None = None) -> int:
             check=True,
         ).stdout
         subprocess.run(["tar", "-x", "-C", tmp], input=archive, check=True)
-        base, size = rate(Path(tmp), args.docs)
-    here, _ = rate(ROOT, args.docs)
+        texts = Path(tmp) / "articles.json"
+        texts.write_text(json.dumps(articles(args.docs), ensure_ascii=False), encoding="utf-8")
+        base, size = rate(Path(tmp), texts)
+        here, _ = rate(ROOT, texts)
     print(f"{args.docs} articles, {size:.0f} bytes mean, one core, best of 3, CPU time")
     print("| code | docs per CPU s |")
     print("|---|---:|")

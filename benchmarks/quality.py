@@ -4,7 +4,7 @@
     .venv/bin/python benchmarks/quality.py --originals-per-day 1050 --seed 7 \\
         --out docs/quality_curves.png
 
-One labelled 3-day crawl is generated (``crawldedup.sample.generate_sample``) into a
+One labelled 3-day crawl is generated (``crawldedup_demo.generate_sample``) into a
 temporary folder. crawldedup runs over it day by day (in-process, embedded store);
 then, in the same process and on the same documents, the peers:
 
@@ -56,13 +56,15 @@ from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "demo"))  # crawldedup_demo
+
 from crawldedup.config import Config
 from crawldedup.core.cascade import Candidate, Policy, decide
 from crawldedup.core.grouping import groups
 from crawldedup.core.normalize import normalize_text
 from crawldedup.ingest.readers import RawRecord, list_input_files, read_file
 from crawldedup.ingest.records import Quarantined, extract_html, prepare
-from crawldedup.sample import (
+from crawldedup_demo import (
     TRANSFORMS,
     TruthRecord,
     false_positive_pairs_by_negative,
@@ -184,9 +186,9 @@ def group_edges(
 def run_crawldedup(
     spark: Any, cfg: Config, sample: Path, home: Path, days: list[str]
 ) -> tuple[Result, list[float]]:
-    from crawldedup.demo import predicted_groups
     from crawldedup.pipeline.context import DayContext
     from crawldedup.pipeline.stages import day_stages, run_day
+    from crawldedup_demo.demo import predicted_groups
 
     per_day = []
     t0 = time.perf_counter()

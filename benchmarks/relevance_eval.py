@@ -1,7 +1,7 @@
 """Topic relevance evaluation in the shape of the focused-crawling paper's table 1
 (docs/relevance.md).
 
-Generates two labelled days with crawldedup/sample/topics.py (a validation seed and a
+Generates two labelled days with demo/crawldedup_demo/topics.py (a validation seed and a
 test seed), scores every page against every topic of the library with plain TF-IDF,
 tag-weighted TF-IDF and tag-weighted TF-IDF plus the semantic library, picks each
 method's threshold on the validation day (best F1 of keeping on-topic pages) and reports
@@ -29,11 +29,13 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "demo"))  # crawldedup_demo
+
 from crawldedup.relevance.library import load_library
 from crawldedup.relevance.page import split_html
 from crawldedup.relevance.scoring import MODES, Scorer, default_tokenizer
 from crawldedup.relevance.weighting import TermStats
-from crawldedup.sample.topics import TopicPage, generate_pages
+from crawldedup_demo.topics import TopicPage, generate_pages
 
 NAMES = {
     "tfidf": "plain TF-IDF (formula 1)",

@@ -11,6 +11,7 @@ each), and the HBase/embedded ratios measured in this one run. HBase must be up
 from __future__ import annotations
 
 import argparse
+import sys
 import tempfile
 import time
 import uuid
@@ -18,12 +19,14 @@ from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "demo"))  # crawldedup_demo
+
 from crawldedup.config import Config
 from crawldedup.pipeline.context import DayContext
 from crawldedup.pipeline.spark import build_session
 from crawldedup.pipeline.stages import run_day
-from crawldedup.sample import generate_sample
 from crawldedup.store.hbase_store import HBaseStore
+from crawldedup_demo import generate_sample
 
 
 def run_backend(

@@ -42,16 +42,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "demo"))  # crawldedup_demo
+
 import psutil
 
 from crawldedup.config import Config
 from crawldedup.core.fingerprint import block_keys, fingerprint
 from crawldedup.core.normalize import normalize_text
 from crawldedup.rules import Rule
-from crawldedup.sample import corpus
 from crawldedup.stage_registry import DEDUP_STAGES as STAGES
 from crawldedup.store import open_store
 from crawldedup.store.schema import doc_row, posting_column, posting_value
+from crawldedup_demo import corpus
 
 sys.path.insert(0, str(Path(__file__).parent))
 import quality  # the peers, shared with the quality benchmark

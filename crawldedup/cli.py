@@ -16,7 +16,7 @@ import sys
 import time
 import traceback
 from collections.abc import Sequence
-from datetime import date, datetime
+from datetime import date
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -178,16 +178,6 @@ def build_parser() -> argparse.ArgumentParser:
     rv.add_argument("--top", type=int, default=10)
     common(rv)
 
-    sm = sub.add_parser("sample", help="write a sample crawl that knows its truth")
-    sm.add_argument("--out", required=True, type=Path)
-    sm.add_argument("--days", type=int, default=3)
-    sm.add_argument("--seed", type=int, default=7)
-    sm.add_argument("--start", type=_day, default="2026-11-01")
-
-    d = sub.add_parser("demo", help="generate the sample, run every day, print a summary")
-    d.add_argument("--days", type=int, default=3)
-    d.add_argument("--seed", type=int, default=7)
-    common(d)
     return p
 
 
@@ -443,30 +433,6 @@ def cmd_relevance(args: argparse.Namespace, cfg: Config) -> int:
     return 0
 
 
-def cmd_sample(args: argparse.Namespace) -> int:
-    from crawldedup.sample import generate_sample
-
-    summary = generate_sample(
-        args.out, days=args.days, seed=args.seed, start=date.fromisoformat(args.start)
-    )
-    print(json.dumps(_jsonable(summary), indent=2, ensure_ascii=False))
-    return 0
-
-
-def _jsonable(obj: Any) -> Any:
-    import dataclasses
-
-    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-        return {k: _jsonable(v) for k, v in dataclasses.asdict(obj).items()}
-    if isinstance(obj, dict):
-        return {str(k): _jsonable(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [_jsonable(v) for v in obj]
-    if isinstance(obj, (date, datetime, Path)):
-        return str(obj)
-    return obj
-
-
 def _print_report_summary(report: dict[str, Any]) -> None:
     dups = ", ".join(f"{k} {v}" for k, v in sorted(report["duplicates"].items())) or "none"
     q = report["quarantined_total"]
@@ -476,19 +442,10 @@ def _print_report_summary(report: dict[str, Any]) -> None:
     )
 
 
-def cmd_demo(args: argparse.Namespace, cfg: Config) -> int:
-    from crawldedup.demo import run_demo
-
-    home = (args.home or default_home()).resolve()
-    return run_demo(home, cfg, days=args.days, seed=args.seed, progress=_progress)
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     t0 = time.perf_counter()
     try:
         args = build_parser().parse_args(argv)
-        if args.command == "sample":
-            return cmd_sample(args)
         cfg = _config(args)
         handler = {
             "run": cmd_run,
@@ -499,12 +456,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             "groups": cmd_groups,
             "mirrors": cmd_mirrors,
             "relevance": cmd_relevance,
-            "demo": cmd_demo,
         }[args.command]
         try:
             return handler(args, cfg)
         finally:
-            if args.command in ("run", "demo") and sys.exc_info()[0] in (None, GateFailed):
+            if args.command == "run" and sys.exc_info()[0] in (None, GateFailed):
                 _progress(f"done in {time.perf_counter() - t0:.1f}s")
     except GateFailed as exc:
         print(f"crawldedup: data-quality gate failed: {exc}", file=sys.stderr)

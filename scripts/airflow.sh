@@ -138,7 +138,9 @@ EOF
     local start
     start=$(date -u -d '3 days ago' +%F)
     log "writing the sample crawl ($start and the 2 days after) to $CRAWLDEDUP_INPUT_ROOT"
-    crawldedup sample --out "$CRAWLDEDUP_INPUT_ROOT" --days 3 --start "$start" >/dev/null
+    # The sample generator lives in the repo's demo/ folder, not in the installed engine.
+    PYTHONPATH="$ROOT/demo${PYTHONPATH:+:$PYTHONPATH}" "$VENV/bin/python" -m crawldedup_demo \
+      sample --out "$CRAWLDEDUP_INPUT_ROOT" --days 3 --start "$start" >/dev/null
   fi
   # The crawler's completion markers, which the sensor waits for by default.
   for day in "$CRAWLDEDUP_INPUT_ROOT"/dt=*/; do touch "$day/_SUCCESS"; done

@@ -42,7 +42,7 @@ def sample_crawl(tmp_path_factory: pytest.TempPathFactory) -> Path:
     Each day folder carries the crawler's ``_SUCCESS`` marker (which readers skip), so the
     DAG's default readiness rule accepts it too.
     """
-    from crawldedup.sample import generate_sample
+    from crawldedup_demo import generate_sample
 
     out = tmp_path_factory.mktemp("sample-crawl")
     generate_sample(out, days=len(SAMPLE_DAYS))

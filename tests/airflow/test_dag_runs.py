@@ -21,8 +21,8 @@ from typing import Any
 
 import pytest
 
-from crawldedup.sample import load_truth
 from crawldedup.store import open_store
+from crawldedup_demo import load_truth
 from tests.airflow.conftest import (
     ROOT,
     DagRunResult,

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from crawldedup.sample import load_truth
+from crawldedup_demo import load_truth
 from tests.airflow.conftest import airflow_env, new_airflow_home, run_dag
 from tests.cli_helpers import verdicts
 from tests.cluster.conftest import master_json

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from crawldedup.sample import load_truth
+from crawldedup_demo import load_truth
 from tests.cli_helpers import cli, cli_env, verdicts
 from tests.conftest import SAMPLE_DAYS
 from tests.verdict_checks import (

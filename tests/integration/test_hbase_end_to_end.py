@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from crawldedup.sample import load_truth
+from crawldedup_demo import load_truth
 from tests.cli_helpers import BIN, cli, table_dump, verdicts
 from tests.conftest import SAMPLE_DAYS, EmbeddedDays
 from tests.hbase_fixtures import ROOT, drop_prefix, ensure_hbase, hbase_url, unique_prefix

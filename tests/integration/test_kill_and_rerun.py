@@ -30,8 +30,8 @@ from typing import Any
 import pytest
 
 from crawldedup.day_state import MARKER
-from crawldedup.sample import load_quarantine_expected, load_truth
 from crawldedup.store import open_store
+from crawldedup_demo import load_quarantine_expected, load_truth
 from tests.cli_helpers import BIN, cli, table_dump, verdicts
 from tests.conftest import SAMPLE_DAYS
 

@@ -14,8 +14,8 @@ from crawldedup.pipeline.context import DayContext
 from crawldedup.relevance.library import load_library
 from crawldedup.relevance.page import split_html
 from crawldedup.relevance.scoring import Scorer, default_tokenizer
-from crawldedup.sample.topics import generate_pages, write_topic_day
 from crawldedup.store import open_store
+from crawldedup_demo.topics import generate_pages, write_topic_day
 
 ROOT = Path(__file__).resolve().parents[2]
 LIBRARY = ROOT / "config" / "topics.example.yaml"

@@ -271,7 +271,7 @@ def long_article(seed: int) -> str:
     import random
     from datetime import date
 
-    from crawldedup.sample.corpus import compose_article
+    from crawldedup_demo.corpus import compose_article
 
     return compose_article(random.Random(seed), "zh", date(2026, 11, 1), target=2000).text
 

@@ -8,8 +8,9 @@ lxml_html_clean and every HTML record was quarantined (issue 12).
 
 The shipped code (crawldedup/, plugins/, dags/, jobs/) must find each module in
 ``[project].dependencies`` or an optional extra it names (``trafilatura``, the
-``[extract] engine`` that is not the default); tests/ and benchmarks/ in those or the
-``dev`` extras.
+``[extract] engine`` that is not the default); the demo (demo/, which ``make demo`` runs
+on a plain install) in ``[project].dependencies`` only; tests/ and benchmarks/ in those
+or the ``dev`` extras.
 Imports are read from the AST of every file, including imports inside functions and
 ``if TYPE_CHECKING:`` blocks; modules map to distributions through
 ``importlib.metadata.packages_distributions()``, refined by file for a namespace that
@@ -34,8 +35,9 @@ pytestmark = pytest.mark.unit
 
 ROOT = Path(__file__).resolve().parents[2]
 SHIPPED = ("crawldedup", "plugins", "dags", "jobs")
+DEMO = ("demo",)
 DEV_ONLY = ("tests", "benchmarks")
-FIRST_PARTY = {"crawldedup", "crawldedup_airflow", "jobs", "tests"}
+FIRST_PARTY = {"crawldedup", "crawldedup_airflow", "crawldedup_demo", "jobs", "tests"}
 
 
 def normalize(name: str) -> str:
@@ -154,6 +156,15 @@ def test_shipped_code_imports_only_declared_dependencies() -> None:
     assert {"trafilatura", "lxml-html-clean"} <= extras["trafilatura"]
     problems = undeclared(imports, runtime | set().union(*extras.values()))
     assert not problems, "add to [project].dependencies in pyproject.toml:\n" + "\n".join(problems)
+
+
+def test_demo_imports_only_core_dependencies() -> None:
+    """``make demo`` installs the plain engine, then runs demo/crawldedup_demo."""
+    runtime, _ = declared()
+    imports = third_party_imports(DEMO)
+    assert "fastwarc.warc" in imports and "pyarrow" in imports, "the AST scan missed demo/"
+    problems = undeclared(imports, runtime)
+    assert not problems, "make demo installs only [project].dependencies:\n" + "\n".join(problems)
 
 
 def test_tests_and_benchmarks_import_only_declared_or_dev_dependencies() -> None:

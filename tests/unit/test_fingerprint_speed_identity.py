@@ -29,7 +29,7 @@ from crawldedup.config import Config, FingerprintConfig, LshConfig, SimhashConfi
 from crawldedup.core.fingerprint import Fingerprints, fingerprint
 from crawldedup.core.normalize import fold
 from crawldedup.ingest.records import fingerprint_fields
-from crawldedup.sample import corpus
+from crawldedup_demo import corpus
 
 # ---------------------------------------------------------------- the reference
 

@@ -162,7 +162,7 @@ def test_extracted_text_over_max_text_chars_is_too_large() -> None:
 
 
 def test_the_sample_crawls_oversized_record_is_still_too_large() -> None:
-    """crawldedup/sample writes one record of > 2,000,000 characters of plain content."""
+    """The sample (crawldedup_demo) writes one record of > 2,000,000 characters of plain content."""
     data = {"id": "huge", "title": "An oversized page", "content": "x" * 2_000_001}
     raw = json.dumps(data)
     assert len(raw) < Config().limits.max_record_bytes

@@ -26,7 +26,7 @@ Doc = dict[str, object]
 
 
 def _documents(n: int, prefix: str) -> list[Doc]:
-    from crawldedup.sample import corpus
+    from crawldedup_demo import corpus
 
     rng, cfg = random.Random(len(prefix) * 7 + n), Config()
     out: list[Doc] = []

@@ -11,7 +11,7 @@ from crawldedup.relevance.library import load_library, parse_library
 from crawldedup.relevance.links import LinkCandidate, rank_links
 from crawldedup.relevance.page import split_html
 from crawldedup.relevance.scoring import Scorer, default_tokenizer, score_topic
-from crawldedup.sample.topics import TOPICS, contains_keyword, generate_pages, write_topic_day
+from crawldedup_demo.topics import TOPICS, contains_keyword, generate_pages, write_topic_day
 
 ROOT = Path(__file__).resolve().parents[2]
 

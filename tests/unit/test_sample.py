@@ -1,4 +1,4 @@
-"""Sample-crawl generator and truth scoring (crawldedup.sample)."""
+"""Sample-crawl generator and truth scoring (crawldedup_demo)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,10 @@ import gzip
 import hashlib
 import itertools
 import json
+import os
 import re
+import subprocess
+import sys
 import unicodedata
 from collections import Counter, defaultdict
 from collections.abc import Iterator
@@ -18,7 +21,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from crawldedup.sample import (
+from crawldedup_demo import (
     NEGATIVE_KINDS,
     QUARANTINE_REASONS,
     TRANSFORMS,
@@ -35,8 +38,10 @@ from crawldedup.sample import (
     recall_by_transform,
     write_truth,
 )
-from crawldedup.sample.generator import _cosine, _normalize, _seed_keys, _terms
+from crawldedup_demo.generator import _cosine, _normalize, _seed_keys, _terms
 
+ROOT = Path(__file__).resolve().parents[2]
+DEMO = ROOT / "demo"
 START = dt.date(2026, 11, 1)
 DAYS = [f"{START + dt.timedelta(days=i):%Y-%m-%d}" for i in range(3)]
 
@@ -484,7 +489,7 @@ TOPICS_SHA256 = "e62c833758bb44f191dbccacc9c89c8e847dfdddc42edbf725794da2cf4aa84
 
 
 def test_sample_and_topic_pages_are_the_pinned_ones(sample: SampleSummary) -> None:
-    from crawldedup.sample.topics import generate_pages
+    from crawldedup_demo.topics import generate_pages
 
     h = hashlib.sha256()
     records = _valid_records(sample.out_dir)
@@ -497,31 +502,80 @@ def test_sample_and_topic_pages_are_the_pinned_ones(sample: SampleSummary) -> No
     assert hashlib.sha256(blob.encode()).hexdigest() == TOPICS_SHA256
 
 
-def test_text_tables_are_package_data_read_on_first_use_and_once() -> None:
+def test_text_tables_are_read_on_first_use_and_once_and_stay_out_of_the_wheel() -> None:
     import fnmatch
-    import subprocess
-    import sys
     import tomllib
     from importlib import resources
 
-    from crawldedup.sample import _data
+    from crawldedup_demo import _data
 
-    folder = resources.files("crawldedup.sample") / "data"
+    folder = resources.files("crawldedup_demo") / "data"
+    assert Path(str(folder)) == DEMO / "crawldedup_demo" / "data"
     files = sorted(p.name for p in folder.iterdir() if p.name.endswith(".json"))
     assert files == sorted(f"{name}.json" for name in _data.DATA_FILES)
-    # A non-editable install carries them (pyproject's package data).
-    pyproject = Path(__file__).resolve().parents[2] / "pyproject.toml"
-    globs = tomllib.loads(pyproject.read_text())["tool"]["setuptools"]["package-data"]
-    assert all(
-        any(fnmatch.fnmatch(f"sample/data/{f}", g) for g in globs["crawldedup"]) for f in files
-    )
+    # The wheel is the engine: neither the demo package nor its tables are listed.
+    setuptools = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+    included = setuptools["packages"]["find"]["include"]
+    for module in ("crawldedup_demo", "crawldedup_demo.generator", "demo.crawldedup_demo"):
+        assert not any(fnmatch.fnmatch(module, g) for g in included), module
+    assert set(setuptools["package-data"]) <= {"crawldedup", "crawldedup_airflow"}
+    assert not any(g.endswith(".json") for g in setuptools["package-data"]["crawldedup"])
     for name in _data.DATA_FILES:
         assert _data.load(name) is _data.load(name)  # parsed once
     # Importing the sample package reads nothing.
     code = (
-        "import crawldedup.sample, crawldedup.sample.corpus, crawldedup.sample.topics\n"
-        "from crawldedup.sample import _data\n"
+        "import crawldedup_demo, crawldedup_demo.corpus, crawldedup_demo.topics\n"
+        "from crawldedup_demo import _data\n"
         "print(_data.load.cache_info().currsize)"
     )
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    proc = _demo_python("-c", code)
     assert proc.returncode == 0 and proc.stdout.strip() == "0", proc.stderr
+
+
+# --------------------------------------------------------------------------- command line
+
+
+def _demo_python(*args: str) -> subprocess.CompletedProcess[str]:
+    """``python ARGS`` with demo/ on PYTHONPATH, as scripts/demo.sh runs it."""
+    env = {**os.environ, "PYTHONPATH": str(DEMO)}
+    return subprocess.run([sys.executable, *args], capture_output=True, text=True, env=env)
+
+
+def test_sample_command_writes_the_sample_and_prints_its_summary(tmp_path: Path) -> None:
+    out = tmp_path / "crawl"
+    proc = _demo_python(
+        "-m", "crawldedup_demo", "sample", "--out", str(out), "--days", "1", "--start", DAYS[0]
+    )
+    assert proc.returncode == 0, proc.stderr
+    summary = json.loads(proc.stdout)
+    assert summary["out_dir"] == str(out) and summary["truth_path"] == str(out / "truth.jsonl")
+    assert [d["day"] for d in summary["days"]] == [DAYS[0]]
+    assert sorted(p.name for p in (out / f"dt={DAYS[0]}").iterdir()) == [
+        "part-00000.jsonl",
+        "part-00001.jsonl.gz",
+    ]
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["sample", "--days", "1"],  # --out missing
+        ["sample", "--out", "x", "--start", "2026-13-01"],
+        ["demo", "--days", "three"],
+        ["demo", "--set", "no-equals-sign"],
+        ["nonsense"],
+    ],
+)
+def test_bad_flags_exit_2_with_one_line(args: list[str]) -> None:
+    proc = _demo_python("-m", "crawldedup_demo", *args)
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stdout == ""
+    assert len(proc.stderr.strip().splitlines()) == 1, proc.stderr
+    assert proc.stderr.startswith("crawldedup"), proc.stderr
+
+
+def test_the_engine_cli_has_no_sample_or_demo_command() -> None:
+    from crawldedup.cli import main
+
+    assert main(["sample", "--out", "x"]) == 2
+    assert main(["demo"]) == 2

@@ -18,7 +18,7 @@ generator checks that for every pair that could be confused).
 
 The banks themselves (names, places, per-topic templates and vocabularies, generic
 sentences, notices, short texts) are package data, one file per language:
-``crawldedup/sample/data/corpus_zh.json`` and ``corpus_en.json``, read on first use.
+``demo/crawldedup_demo/data/corpus_zh.json`` and ``corpus_en.json``, read on first use.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
-from crawldedup.sample import _data
+from crawldedup_demo import _data
 
 __all__ = [
     "LANGS",

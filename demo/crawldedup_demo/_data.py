@@ -1,8 +1,8 @@
-"""The sample's text tables: UTF-8 JSON package data under ``crawldedup/sample/data/``.
+"""The sample's text tables: UTF-8 JSON package data under ``demo/crawldedup_demo/data/``.
 
 Each file is read on first use and parsed once per process (``importlib.resources``, so
 it works from a wheel or a zip as well as from the source tree). Nothing is read when
-``crawldedup.sample`` is imported. The files' order is part of the sample: the generator
+``crawldedup_demo`` is imported. The files' order is part of the sample: the generator
 draws by position, so the same files give the same bytes.
 """
 
@@ -30,5 +30,5 @@ def load(name: str) -> Any:
     """The parsed ``data/<name>.json`` (read once; callers must not mutate it)."""
     if name not in DATA_FILES:
         raise KeyError(f"no sample data file {name!r}")
-    path = resources.files("crawldedup.sample") / "data" / f"{name}.json"
+    path = resources.files("crawldedup_demo") / "data" / f"{name}.json"
     return json.loads(path.read_text(encoding="utf-8"))

@@ -11,7 +11,7 @@ the day, so the tag weights and the link ranking have something to work on.
 
 The truth (``topics_truth.jsonl``: id, topic, label) sits next to the day's folder.
 Deterministic for a seed. The vocabulary (topics, traps, unrelated pages, filler, menu) is
-package data, ``crawldedup/sample/data/relevance_topics.json``, read on first use.
+package data, ``demo/crawldedup_demo/data/relevance_topics.json``, read on first use.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from crawldedup.sample import _data
+from crawldedup_demo import _data
 
 LABELS: tuple[str, ...] = ("on", "keyword_off", "unrelated")
 

@@ -24,6 +24,7 @@ regenerated.
 
 from __future__ import annotations
 
+import base64
 import datetime as dt
 import gzip
 import hashlib
@@ -42,8 +43,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from crawldedup.sample import _data, corpus
-from crawldedup.sample.truth import (
+from crawldedup_demo import _data, corpus
+from crawldedup_demo.truth import (
     NEGATIVE_KINDS,
     QUARANTINE_REASONS,
     TRANSFORMS,
@@ -996,32 +997,55 @@ def _write_parquet(path: Path, docs: list[_Doc]) -> None:
     pq.write_table(table, path)
 
 
+def _http_block(start_line: str, headers: list[tuple[str, str]], body: bytes = b"") -> bytes:
+    """An HTTP message as a WARC request or response record carries it."""
+    head = "".join(f"{k}: {v}\r\n" for k, v in headers)
+    return f"{start_line}\r\n{head}\r\n".encode() + body
+
+
+def _sha1(data: bytes) -> str:
+    """A WARC digest value: ``sha1:`` and the base32 of the SHA-1."""
+    return "sha1:" + base64.b32encode(hashlib.sha1(data).digest()).decode("ascii")
+
+
 def _write_warc(path: Path, docs: list[_Doc], rng: random.Random, day: dt.date) -> None:
-    from warcio.statusandheaders import StatusAndHeaders
-    from warcio.warcwriter import WARCWriter
+    """warcinfo, then a request and a response record per page, one gzip member each.
+
+    Written with FastWARC, the engine's own WARC library (the readers use its
+    ArchiveIterator). The headers, their order and the digests are set here, so the
+    file is the same record for record whatever the library's defaults.
+    """
+    from fastwarc.stream_io import GzipWriter
+    from fastwarc.warc import WarcRecord
 
     def rec_id() -> str:
         return f"<urn:uuid:{uuid.UUID(int=rng.getrandbits(128), version=4)}>"
 
     buf = io.BytesIO()
-    writer = WARCWriter(buf, gzip=True)
+    out = GzipWriter(buf)
+
+    def write(headers: list[tuple[str, str]], block: bytes, content_type: str) -> None:
+        record = WarcRecord()
+        record.headers.status_line = "WARC/1.0"
+        for key, value in [*headers, ("Content-Type", content_type), ("Content-Length", "0")]:
+            record.headers.append(key, value)
+        record.set_bytes_content(block)  # sets Content-Length in place
+        record.write(out, checksum_data=False)
+        out.finish()  # one gzip member per record, as WARC readers expect
+
     info = (
         b"software: crawldedup-sample\r\nformat: WARC File Format 1.0\r\nisPartOf: sample-crawl\r\n"
     )
-    info_headers = StatusAndHeaders(
-        "",
+    write(
         [
             ("WARC-Type", "warcinfo"),
             ("WARC-Record-ID", rec_id()),
             ("WARC-Filename", path.name),
             ("WARC-Date", f"{day:%Y-%m-%d}T00:00:00Z"),
+            ("WARC-Block-Digest", _sha1(info)),
         ],
-        protocol="WARC/1.0",
-    )
-    writer.write_record(
-        writer.create_warc_record(
-            "", "warcinfo", payload=io.BytesIO(info), length=len(info), warc_headers=info_headers
-        )
+        info,
+        "application/warc-fields",
     )
     for doc in docs:
         assert doc.html is not None
@@ -1029,9 +1053,27 @@ def _write_warc(path: Path, docs: list[_Doc], rng: random.Random, day: dt.date) 
         host = doc.url.split("/")[2]
         path_part = "/" + doc.url.split("/", 3)[3]
         when = warc_date(doc.fetched_at)
-        resp_id = rec_id()
-        http = StatusAndHeaders(
-            "200 OK",
+        resp_id = rec_id()  # drawn first: the ids stay those of earlier samples
+        req_id = rec_id()
+        request = _http_block(
+            f"GET {path_part} HTTP/1.1",
+            [("Host", host), ("User-Agent", "crawldedup-sample/1.0"), ("Accept", "text/html")],
+        )
+        write(
+            [
+                ("WARC-Record-ID", req_id),
+                ("WARC-Date", when),
+                ("WARC-Concurrent-To", resp_id),
+                ("WARC-Type", "request"),
+                ("WARC-Target-URI", doc.url),
+                ("WARC-Payload-Digest", _sha1(b"")),
+                ("WARC-Block-Digest", _sha1(request)),
+            ],
+            request,
+            "application/http; msgtype=request",
+        )
+        response = _http_block(
+            "HTTP/1.1 200 OK",
             [
                 ("Server", "nginx"),
                 ("Date", doc.fetched_at.astimezone(dt.UTC).strftime("%a, %d %b %Y %H:%M:%S GMT")),
@@ -1039,35 +1081,21 @@ def _write_warc(path: Path, docs: list[_Doc], rng: random.Random, day: dt.date) 
                 ("Content-Length", str(len(body))),
                 ("Connection", "close"),
             ],
-            protocol="HTTP/1.1",
+            body,
         )
-        request = StatusAndHeaders(
-            f"GET {path_part} HTTP/1.1",
-            [("Host", host), ("User-Agent", "crawldedup-sample/1.0"), ("Accept", "text/html")],
-            is_http_request=True,
+        write(
+            [
+                ("WARC-Record-ID", resp_id),
+                ("WARC-Date", when),
+                ("WARC-Type", "response"),
+                ("WARC-Target-URI", doc.url),
+                ("WARC-Payload-Digest", _sha1(body)),
+                ("WARC-Block-Digest", _sha1(response)),
+            ],
+            response,
+            "application/http; msgtype=response",
         )
-        writer.write_record(
-            writer.create_warc_record(
-                doc.url,
-                "request",
-                http_headers=request,
-                warc_headers_dict={
-                    "WARC-Record-ID": rec_id(),
-                    "WARC-Date": when,
-                    "WARC-Concurrent-To": resp_id,
-                },
-            )
-        )
-        writer.write_record(
-            writer.create_warc_record(
-                doc.url,
-                "response",
-                payload=io.BytesIO(body),
-                length=len(body),
-                http_headers=http,
-                warc_headers_dict={"WARC-Record-ID": resp_id, "WARC-Date": when},
-            )
-        )
+    out.flush()
     path.write_bytes(buf.getvalue())
 
 

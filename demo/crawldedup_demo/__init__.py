@@ -1,13 +1,13 @@
 """Deterministic sample crawls with known truth, and scoring of dedup groups against it.
 
->>> from crawldedup.sample import generate_sample, load_truth, pairwise_scores
+>>> from crawldedup_demo import generate_sample, load_truth, pairwise_scores
 >>> summary = generate_sample(Path("/tmp/sample"))            # doctest: +SKIP
 >>> truth = load_truth(summary.truth_path)                      # doctest: +SKIP
 >>> pairwise_scores({doc_id: group_id, ...}, truth).f1          # doctest: +SKIP
 """
 
-from crawldedup.sample.generator import DaySummary, SampleSummary, generate_sample
-from crawldedup.sample.truth import (
+from crawldedup_demo.generator import DaySummary, SampleSummary, generate_sample
+from crawldedup_demo.truth import (
     NEGATIVE_KINDS,
     QUARANTINE_REASONS,
     TRANSFORMS,

@@ -34,7 +34,7 @@ def run_demo(
 ) -> int:
     from crawldedup.pipeline.spark import build_session
     from crawldedup.pipeline.stages import run_day
-    from crawldedup.sample import (
+    from crawldedup_demo import (
         false_positive_pairs_by_negative,
         generate_sample,
         load_truth,
