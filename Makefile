@@ -20,7 +20,7 @@ lint:
 	scripts/setup.sh dev && .venv/bin/ruff check . && .venv/bin/ruff format --check . && .venv/bin/mypy
 
 airflow:
-	scripts/setup.sh && scripts/airflow.sh up
+	scripts/setup.sh airflow && scripts/airflow.sh up
 
 clean:
 	rm -rf .crawldedup .pytest_cache .mypy_cache .ruff_cache

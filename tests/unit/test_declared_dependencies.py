@@ -6,11 +6,12 @@ extra (lxml_html_clean through justext's ``lxml[html_clean]``) is one resolver c
 away from missing on a user's machine: ``pip install .`` with an older pip left out
 lxml_html_clean and every HTML record was quarantined (issue 12).
 
-The shipped code (crawldedup/, plugins/, dags/, jobs/) must find each module in
-``[project].dependencies`` or an optional extra it names (``trafilatura``, the
-``[extract] engine`` that is not the default); the demo (demo/, which ``make demo`` runs
-on a plain install) in ``[project].dependencies`` only; tests/ and benchmarks/ in those
-or the ``dev`` extras.
+The engine (crawldedup/, jobs/) must find each module in ``[project].dependencies`` or
+an optional extra it names (``trafilatura``, the ``[extract] engine`` that is not the
+default); the Airflow glue (dags/, plugins/) in those or the ``airflow`` extra; the demo
+(demo/, which ``make demo`` runs on a plain install) in ``[project].dependencies`` only;
+tests/ and benchmarks/ in any of those or the ``dev`` extra (which names the others as
+``crawldedup[...]``).
 Imports are read from the AST of every file, including imports inside functions and
 ``if TYPE_CHECKING:`` blocks; modules map to distributions through
 ``importlib.metadata.packages_distributions()``, refined by file for a namespace that
@@ -34,10 +35,13 @@ import pytest
 pytestmark = pytest.mark.unit
 
 ROOT = Path(__file__).resolve().parents[2]
-SHIPPED = ("crawldedup", "plugins", "dags", "jobs")
+ENGINE = ("crawldedup", "jobs")
+AIRFLOW_GLUE = ("plugins", "dags")
+SHIPPED = ENGINE + AIRFLOW_GLUE
 DEMO = ("demo",)
 DEV_ONLY = ("tests", "benchmarks")
 FIRST_PARTY = {"crawldedup", "crawldedup_airflow", "crawldedup_demo", "jobs", "tests"}
+PROJECT = "crawldedup"
 
 
 def normalize(name: str) -> str:
@@ -52,19 +56,43 @@ def _requirement_name(spec: str) -> str:
     return normalize(m.group(1))
 
 
+def _extra_names(spec: str) -> list[str]:
+    """The extras a requirement asks for: ``crawldedup[airflow,trafilatura]`` → both."""
+    m = re.match(r"\s*[A-Za-z0-9._-]+\s*\[([^\]]*)\]", spec)
+    return [e.strip() for e in m.group(1).split(",") if e.strip()] if m else []
+
+
+def _extras(pyproject: Path) -> dict[str, set[str]]:
+    """Every extra: name → normalized distribution names, with the project's own extras
+    that one names (``crawldedup[airflow]`` in ``dev``) expanded in place."""
+    project = tomllib.loads(pyproject.read_text(encoding="utf-8"))["project"]
+    raw: dict[str, list[str]] = project.get("optional-dependencies", {})
+
+    def expand(extra: str, seen: frozenset[str]) -> set[str]:
+        out: set[str] = set()
+        for spec in raw[extra]:
+            if _requirement_name(spec) != PROJECT:
+                out.add(_requirement_name(spec))
+                continue
+            for named in _extra_names(spec):
+                assert named in raw, f"extra {extra!r} names an unknown extra {named!r}"
+                if named not in seen:
+                    out |= expand(named, seen | {named})
+        return out
+
+    return {extra: expand(extra, frozenset({extra})) for extra in raw}
+
+
 def declared(pyproject: Path = ROOT / "pyproject.toml") -> tuple[set[str], set[str]]:
     """(runtime dependencies, dev extras), as normalized distribution names."""
     project = tomllib.loads(pyproject.read_text(encoding="utf-8"))["project"]
     runtime = {_requirement_name(s) for s in project.get("dependencies", [])}
-    dev = {_requirement_name(s) for s in project.get("optional-dependencies", {}).get("dev", [])}
-    return runtime, dev
+    return runtime, _extras(pyproject).get("dev", set())
 
 
 def optional(pyproject: Path = ROOT / "pyproject.toml") -> dict[str, set[str]]:
     """The extras other than ``dev``: name → normalized distribution names."""
-    project = tomllib.loads(pyproject.read_text(encoding="utf-8"))["project"]
-    extras = project.get("optional-dependencies", {})
-    return {k: {_requirement_name(s) for s in v} for k, v in extras.items() if k != "dev"}
+    return {k: v for k, v in _extras(pyproject).items() if k != "dev"}
 
 
 def _is_local(top: str, source: Path) -> bool:
@@ -143,9 +171,9 @@ def undeclared(imports: dict[str, set[str]], allowed: set[str]) -> list[str]:
     return problems
 
 
-def test_shipped_code_imports_only_declared_dependencies() -> None:
+def test_engine_imports_only_core_dependencies() -> None:
     runtime, _ = declared()
-    imports = third_party_imports(SHIPPED)
+    imports = third_party_imports(ENGINE)
     # The scan must see the imports that issue 12 was about, or it proves nothing.
     for module in ("numpy", "bitarray", "thriftpy2.transport", "lxml_html_clean", "trafilatura"):
         assert module in imports, f"the AST scan missed {module}"
@@ -154,8 +182,18 @@ def test_shipped_code_imports_only_declared_dependencies() -> None:
     # The optional engine comes with its extra, which a user installs to select it.
     extras = optional()
     assert {"trafilatura", "lxml-html-clean"} <= extras["trafilatura"]
-    problems = undeclared(imports, runtime | set().union(*extras.values()))
+    problems = undeclared(imports, runtime | extras["trafilatura"])
     assert not problems, "add to [project].dependencies in pyproject.toml:\n" + "\n".join(problems)
+
+
+def test_airflow_glue_imports_only_core_or_airflow_extra_dependencies() -> None:
+    runtime, _ = declared()
+    imports = third_party_imports(AIRFLOW_GLUE)
+    for module in ("airflow.sdk", "pendulum"):
+        assert module in imports, f"the AST scan missed {module}"
+    extras = optional()
+    problems = undeclared(imports, runtime | extras["airflow"] | extras["trafilatura"])
+    assert not problems, "add to the airflow extra in pyproject.toml:\n" + "\n".join(problems)
 
 
 def test_demo_imports_only_core_dependencies() -> None:
@@ -165,6 +203,13 @@ def test_demo_imports_only_core_dependencies() -> None:
     assert "fastwarc.warc" in imports and "pyarrow" in imports, "the AST scan missed demo/"
     problems = undeclared(imports, runtime)
     assert not problems, "make demo installs only [project].dependencies:\n" + "\n".join(problems)
+
+
+def test_dev_extra_includes_the_other_extras() -> None:
+    """The tests cover the Airflow glue and both extraction engines."""
+    _, dev = declared()
+    for name, dists in optional().items():
+        assert dists <= dev, f"dev lacks {sorted(dists - dev)} of the {name} extra"
 
 
 def test_tests_and_benchmarks_import_only_declared_or_dev_dependencies() -> None:
