@@ -71,7 +71,7 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def cmd_sample(args: argparse.Namespace) -> int:
+def sample_command(args: argparse.Namespace) -> int:
     from crawldedup_demo import generate_sample
 
     summary = generate_sample(
@@ -93,7 +93,7 @@ def _jsonable(obj: Any) -> Any:
     return obj
 
 
-def cmd_demo(args: argparse.Namespace) -> int:
+def demo_command(args: argparse.Namespace) -> int:
     from crawldedup_demo.demo import run_demo
 
     cfg = build_config(args.config, args.store, args.overrides)
@@ -106,8 +106,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         args = build_parser().parse_args(argv)
         if args.command == "sample":
-            return cmd_sample(args)
-        code = cmd_demo(args)
+            return sample_command(args)
+        code = demo_command(args)
         _progress(f"done in {time.perf_counter() - t0:.1f}s")
         return code
     except (UsageError, ConfigError) as exc:
