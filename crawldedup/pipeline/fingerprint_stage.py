@@ -276,20 +276,38 @@ BOILERPLATE_ONLY_KEYS: dict[str, Any] = {
 def _refingerprint(
     batches: Iterator[pa.RecordBatch], boiler: dict[str, frozenset[str]], cfg: Config
 ) -> Iterator[pa.RecordBatch]:
-    """Documents holding their host's boilerplate lines (the caller's join picks only
-    those), fingerprinted without them. A page that is nothing but boilerplate keeps only
-    its exact key (the md5 of its whole text): its head, tail, title, SimHash and LSH
-    keys would be the site's, and would match every other page of the site."""
+    """Every document, those holding a boilerplate line of their host fingerprinted
+    again without their host's boilerplate lines. Only (host, line_keys) of the others
+    reach Python; their rows pass through as Arrow.
+
+    A page that is nothing but boilerplate keeps only its exact key (the md5 of its
+    whole text): its head, tail, title, SimHash and LSH keys would be the site's, and
+    would match every other page of the site."""
     bp = cfg.boilerplate
     for batch in batches:
-        rows = batch.to_pylist()
+        hosts = batch.column("host").to_pylist()
+        keys = batch.column("line_keys").to_pylist()
+        touched = [
+            i
+            for i, (host, lines) in enumerate(zip(hosts, keys, strict=True))
+            if lines and (mine := boiler.get(host or "")) and not mine.isdisjoint(lines)
+        ]
+        if not touched:
+            yield batch
+            continue
+        rows = batch.take(pa.array(touched, pa.int64())).to_pylist()
         for row in rows:
-            lines = boiler[row["host"] or ""]
-            cleaned = strip_boilerplate(row["text"], lines, bp.min_line_chars)
+            cleaned = strip_boilerplate(row["text"], boiler[row["host"] or ""], bp.min_line_chars)
             if is_boilerplate_only(cleaned):
                 row.update(BOILERPLATE_ONLY_KEYS)
             elif cleaned is not None:
                 row.update(fingerprint_fields(row["title"], cleaned, cfg))
+        keep = [True] * batch.num_rows
+        for i in touched:
+            keep[i] = False
+        untouched = batch.filter(pa.array(keep))
+        if untouched.num_rows:
+            yield untouched
         yield pa.RecordBatch.from_pylist(rows, schema=batch.schema)
 
 
@@ -353,28 +371,10 @@ def remove_boilerplate(
     stats = {"hosts": len(boiler), "lines": sum(len(v) for v in boiler.values())}
     if not boiler:
         return docs, stats
-    # Only the pages holding a boilerplate line of their host go through Python; the
-    # others (most) stay in the JVM.
-    pairs = spark.createDataFrame(
-        [(h, line) for h, lines in boiler.items() for line in sorted(lines)],
-        "host string, line string",
-    )
-    touched = (
-        docs.select("id", "host", F.explode("line_keys").alias("line"))
-        .join(F.broadcast(pairs), ["host", "line"])
-        .select("id")
-        .distinct()
-    )
-    touched = F.broadcast(touched)  # ids only, never the wide rows, are moved
+    # One narrow pass: the host's lines go to every task, no join moves a row.
     shared = spark.sparkContext.broadcast(boiler)
-    # (A join USING id puts id first: back to the documents' column order.)
-    redone = (
-        docs.join(touched, "id", "left_semi")
-        .select(*docs.columns)
-        .mapInArrow(lambda it: _refingerprint(it, shared.value, cfg), docs.schema)
-    )
-    kept = docs.join(touched, "id", "left_anti").select(*docs.columns)
-    return kept.unionByName(redone), stats
+    redone = docs.mapInArrow(lambda it: _refingerprint(it, shared.value, cfg), docs.schema)
+    return redone, stats
 
 
 def _private_dir(folder: Path) -> None:
