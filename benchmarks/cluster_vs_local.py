@@ -28,13 +28,14 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from crawldedup.pipeline.submit import SPARK_STAGES, build_dist, submit_day
+from crawldedup.pipeline.submit import build_dist, submit_day
+from crawldedup.stage_registry import DEDUP_STAGES
 
 ROOT = Path(__file__).resolve().parents[1]
 CLUSTER = ROOT / "scripts" / "spark_cluster.sh"
 DAY = "2026-11-01"
 DOCS_PER_ORIGINAL = 1.625  # generate_sample: 600 originals -> 975 records
-STAGES = (*SPARK_STAGES, "report")
+STAGES = DEDUP_STAGES
 _STAGE_LINE = re.compile(r"\] 1/1 (\w+)\s+([\d.]+)s")
 
 

@@ -24,6 +24,7 @@ from crawldedup.config import CONFIG_ENV, Config, ConfigError, build_config, par
 from crawldedup.day_state import RerunRefused
 from crawldedup.run_lock import home_lock
 from crawldedup.stage_registry import NAMES as STAGE_NAMES
+from crawldedup.stage_registry import stage
 from crawldedup.store_lock import store_lock
 
 EXIT_GATE = 3
@@ -303,7 +304,7 @@ def cmd_stage(args: argparse.Namespace, cfg: Config) -> int:
     from crawldedup.pipeline.spark import build_session
     from crawldedup.pipeline.stages import preflight, run_day
 
-    if args.name in ("fingerprint", "relevance"):
+    if stage(args.name).reads_input:
         if args.input is None:
             raise UsageError(f"crawldedup: the {args.name} stage needs --input")
         args.input = _check_input(args.input, args.date)
@@ -324,9 +325,10 @@ def cmd_stage(args: argparse.Namespace, cfg: Config) -> int:
         keys = sum(f["keys"] for f in stats["filters"].values())
         _progress(f"[{ctx.day}] Bloom blocks rebuilt from the index tables: {keys} keys")
         return 0
-    if args.name == "report":
-        # The report only reads the stages' JSON counts: no JVM to start.
-        run_day(None, ctx, _progress, stages=("report",))
+    if not stage(args.name).spark:
+        # Commit and report read counts and write a row: no JVM to start.
+        with home_lock(ctx.home, f"stage {args.name} {ctx.day}"):
+            run_day(None, ctx, _progress, stages=(args.name,))
         return 0
     with home_lock(ctx.home, f"stage {args.name} {ctx.day}"):
         preflight(ctx, (args.name,))

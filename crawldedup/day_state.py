@@ -1,7 +1,7 @@
 """Whether a published day is complete: a marker in the store's ``days`` table.
 
 The publish stage writes ``r:incomplete`` on the day's row before its first write and the
-report stage removes it after the day's last one, so a day stopped in between (a killed
+commit stage removes it after the day's last one, so a day stopped in between (a killed
 publish, a lost store) stays marked in the store itself, on SQLite and HBase alike.
 Readers of that day and runs of later days refuse it with one line; a rerun of the day
 completes it.
@@ -11,10 +11,13 @@ from __future__ import annotations
 
 import json
 from datetime import UTC, datetime
+from typing import Any
 
 from crawldedup.store import Store
 
 MARKER = "r:incomplete"
+# What the day was published with (crawldedup.pipeline.commit_stage), JSON.
+PUBLISHED_WITH = "r:published"
 
 
 class IncompleteDay(RuntimeError):
@@ -25,12 +28,29 @@ class RerunRefused(RuntimeError):
     """A rerun that would replace a published day with far fewer documents (exit 2)."""
 
 
+def published_with(store: Store, day: str) -> dict[str, Any] | None:
+    """The parameters the day was committed with (documents, configuration digest,
+    cascade knobs, code version); None for a day never committed. A day committed before
+    these were stored gives what its report row holds (documents, threshold, rules)."""
+    row = store.get("days", [day], columns=[PUBLISHED_WITH, "r:report"]).get(day, {})
+    for column in (PUBLISHED_WITH, "r:report"):
+        try:
+            found = json.loads(row[column])
+        except (KeyError, ValueError, TypeError):
+            continue
+        if isinstance(found, dict):
+            if column == "r:report":  # the old layout: the counts, and config inside
+                return {"documents": found.get("documents"), **found.get("config", {})}
+            return found
+    return None
+
+
 def published_documents(store: Store, day: str) -> int | None:
     """How many documents the day's last finished publish judged; None for a day never
-    published (or one whose report is unreadable)."""
-    row = store.get("days", [day], columns=["r:report"]).get(day, {})
+    published (or one whose parameters are unreadable)."""
+    found = published_with(store, day)
     try:
-        return int(json.loads(row["r:report"])["documents"])
+        return int(found["documents"]) if found else None
     except (KeyError, ValueError, TypeError):
         return None
 

@@ -68,8 +68,11 @@ def day_counts(report: Mapping[str, Any], history: Sequence[Mapping[str, Any]]) 
         "quarantined_share": round(quarantined_share(report), 4),
         "trailing_days": len(history),
         "trailing_duplicate_rate": None if avg is None else round(avg, 4),
+        # The parameters the day was committed with (the store's, not this run's conf).
+        "profile": report.get("config", {}).get("profile"),
         "threshold": report.get("config", {}).get("threshold"),
         "rules": report.get("config", {}).get("rules"),
+        "config_digest": report.get("config", {}).get("config_digest"),
         "store": report.get("store"),
     }
 

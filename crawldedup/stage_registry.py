@@ -1,14 +1,77 @@
-"""The stages of a day, in order: the one list that the CLI, ``run_day``, the submit helper,
-the Airflow plugins and DAG, and the ``jobs/`` entry points all read.
+"""The stages of a day and the data each one reads and writes: the one declaration that
+the CLI's order, ``run_day``, the submit helper, the Airflow DAG's edges and the
+``jobs/`` entry points are derived from.
 
-Pure (no pyspark): the DAG imports it while parsing. What each stage does is in
-``docs/algorithm.md``; the functions that run them are in :mod:`crawldedup.pipeline.stages`.
+A stage is placed after every stage that writes something it reads (``plan``); the DAG's
+edges are the same relation over every stage a configuration can enable (``dag_edges``).
+Adding a stage means declaring it here with its data, writing its runner (a function
+``run(spark, ctx) -> stats`` registered in :mod:`crawldedup.pipeline.stages`) and its
+``jobs/NAME.py`` entry point; its place in the CLI and the DAG follows.
+
+Pure (no pyspark): the DAG imports it while parsing. What each stage computes is in
+``docs/algorithm.md``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Literal
+
+from crawldedup.config import Config
+
+
+@dataclass(frozen=True)
+class Data:
+    """Something a stage writes and a later one reads."""
+
+    name: str
+    where: Literal["input", "work", "store"]
+    """``input``: the day's crawl folder; ``work``: a folder under ``HOME/work/dt=D/``;
+    ``store``: rows of the store (SQLite or HBase)."""
+
+    def __str__(self) -> str:
+        return self.name
+
+
+# What comes from outside the day: the crawl folder and the days published before it.
+INPUT = Data("dt=D input folder", "input")
+EARLIER_DAYS = Data("earlier days' index tables", "store")
+# The day's work files (Parquet under HOME/work/dt=D/; the quarantine under HOME/quarantine/).
+DOCS = Data("docs", "work")
+QUARANTINE = Data("quarantine", "work")
+HOST_LINES = Data("host_lines", "work")
+LINE_HOSTS = Data("line_hosts", "work")
+RELEVANCE = Data("relevance", "work")
+TAGVEC = Data("relevance/tagvec", "work")
+BLOOM = Data("bloom", "work")
+LOOKUPS = Data("lookups", "work")
+CANDIDATES = Data("candidates", "work")
+DECISIONS = Data("decisions", "work")
+REPORT = Data("report.json", "work")
+# The day in the store: published (marked incomplete while it is written), then committed.
+RELEVANCE_ROWS = Data("rel_scores, rel_links", "store")
+PUBLISHED = Data("day's verdicts, groups, documents and postings", "store")
+COMMITTED = Data("days row: complete, published with", "store")
+
+
+def _stats(stage: str) -> Data:
+    return Data(f"stats/{stage}.json", "work")
+
+
+def _always(cfg: Config) -> bool:
+    return True
+
+
+def relevance_enabled(cfg: Config) -> bool:
+    """The relevance stage has work: a topic library, or tag-weighted cascade vectors."""
+    return bool(cfg.relevance.library) or cfg.cascade.cosine_weights == "tag_tfidf"
+
+
+def _similarity_reads(cfg: Config | None) -> tuple[Data, ...]:
+    # The cosine of tag-weighted vectors reads the relevance stage's vectors.
+    tag = cfg is None or cfg.cascade.cosine_weights == "tag_tfidf"
+    return (DOCS, CANDIDATES, *((TAGVEC,) if tag else ()))
 
 
 @dataclass(frozen=True)
@@ -16,28 +79,45 @@ class Stage:
     name: str
     spark: bool
     """Needs a SparkSession: a ``spark-submit jobs/<name>.py`` task in Airflow."""
-    reads_input: bool
-    """Reads the day's crawl folder (``--input``)."""
-    optional: bool
-    """Runs only when the configuration enables it (relevance: a topic library)."""
+    reads: Callable[[Config | None], tuple[Data, ...]]
+    """What the stage reads under a configuration; under None, everything it may read."""
+    writes: tuple[Data, ...]
+    enabled: Callable[[Config], bool]
     doc: str
     """One paragraph for the DAG's task docs."""
+
+    @property
+    def reads_input(self) -> bool:
+        """Reads the day's crawl folder (``--input``)."""
+        return INPUT in self.reads(None)
+
+    @property
+    def optional(self) -> bool:
+        """Runs only when the configuration enables it."""
+        return self.enabled is not _always
+
+
+def _fixed(*data: Data) -> Callable[[Config | None], tuple[Data, ...]]:
+    return lambda cfg: data
 
 
 STAGES: tuple[Stage, ...] = (
     Stage(
         "fingerprint",
         spark=True,
-        reads_input=True,
-        optional=False,
-        doc="Reads `dt=D/` (JSON Lines, Parquet, WARC), quarantines bad records, normalizes "
-        "and computes the md5 keys, SimHash and term vectors → `work/dt=D/docs`.",
+        reads=_fixed(INPUT, EARLIER_DAYS),
+        writes=(DOCS, QUARANTINE, HOST_LINES, LINE_HOSTS, _stats("fingerprint")),
+        enabled=_always,
+        doc="Reads `dt=D/` (JSON Lines, Parquet, WARC), quarantines bad records, learns the "
+        "hosts' boilerplate lines, normalizes and computes the keys, SimHash and MinHash "
+        "→ `work/dt=D/docs`.",
     ),
     Stage(
         "relevance",
         spark=True,
-        reads_input=True,
-        optional=True,
+        reads=_fixed(INPUT, DOCS),
+        writes=(RELEVANCE, TAGVEC, RELEVANCE_ROWS, _stats("relevance")),
+        enabled=relevance_enabled,
         doc="Scores every page of the day against the topics of the semantic library "
         "(tag-weighted TF-IDF and the library's patterns), updates the document "
         "frequencies, writes scores and the ranked crawl frontier (store and Parquet).",
@@ -45,52 +125,68 @@ STAGES: tuple[Stage, ...] = (
     Stage(
         "bloom",
         spark=True,
-        reads_input=False,
-        optional=False,
-        doc="Rebuilds the Bloom filters of the index keys from the store's index tables "
-        "(key-only scans, one task per key range).",
+        reads=_fixed(EARLIER_DAYS),
+        writes=(BLOOM, _stats("bloom")),
+        enabled=_always,
+        doc="Brings the Bloom filters of the index keys up to date from the store "
+        "(stored filter blocks, or key-only scans of the index tables).",
     ),
     Stage(
         "candidates",
         spark=True,
-        reads_input=False,
-        optional=False,
+        reads=_fixed(DOCS, BLOOM, EARLIER_DAYS),
+        writes=(LOOKUPS, CANDIDATES, _stats("candidates")),
+        enabled=_always,
         doc="Probes the filters, multi-gets the index rows of earlier days and joins "
         "same-day keys → candidate pairs per rule.",
     ),
     Stage(
         "similarity",
         spark=True,
-        reads_input=False,
-        optional=False,
+        reads=_similarity_reads,
+        writes=(DECISIONS, _stats("similarity")),
+        enabled=_always,
         doc="Scores every candidate pair on the executors; the cascade picks each "
-        "document's verdict (the earliest candidate above the threshold).",
+        "document's verdict (the earliest candidate that passes its rule's test).",
     ),
     Stage(
         "publish",
         spark=True,
-        reads_input=False,
-        optional=False,
-        doc="Writes verdicts, groups, document rows and capped postings; replaces the "
-        "day's earlier results. Writes nothing in a dry run.",
+        reads=_fixed(DOCS, DECISIONS, LOOKUPS, HOST_LINES, LINE_HOSTS),
+        writes=(PUBLISHED, _stats("publish")),
+        enabled=_always,
+        doc="Marks the day incomplete, then writes verdicts, groups, document rows, capped "
+        "postings and Bloom blocks; replaces the day's earlier results. Writes nothing in "
+        "a dry run.",
+    ),
+    Stage(
+        "commit",
+        spark=False,
+        reads=_fixed(PUBLISHED, _stats("fingerprint"), _stats("publish")),
+        writes=(COMMITTED, _stats("commit")),
+        enabled=_always,
+        doc="Commits the published day: stores what it was published with (documents, "
+        "configuration digest, thresholds, rules, code version) and removes the "
+        "incomplete marker, the day's last write. Later days and readers accept it from "
+        "here on. No Spark needed.",
     ),
     Stage(
         "report",
         spark=False,
-        reads_input=False,
-        optional=False,
+        reads=_fixed(
+            COMMITTED,
+            *(_stats(s) for s in ("fingerprint", "bloom", "candidates", "similarity", "publish")),
+        ),
+        writes=(REPORT, _stats("report")),
+        enabled=_always,
         doc="Sums the stages' counts into the day's report (`work/dt=D/report.json` and "
-        "the store's `days` row); no Spark needed.",
+        "the store's `days` row), with the parameters the day was committed with; no Spark "
+        "needed.",
     ),
 )
 
 BY_NAME: dict[str, Stage] = {s.name: s for s in STAGES}
 NAMES: tuple[str, ...] = tuple(BY_NAME)
-DEDUP_STAGES: tuple[str, ...] = tuple(s.name for s in STAGES if not s.optional)
-"""The stages every day runs, in order."""
-SPARK_STAGES: tuple[str, ...] = tuple(s.name for s in STAGES if s.spark and not s.optional)
-"""The dedup chain's spark-submit stages, in order."""
-OPTIONAL_STAGES: tuple[str, ...] = tuple(s.name for s in STAGES if s.optional)
 
 
 def stage(name: str) -> Stage:
@@ -101,9 +197,64 @@ def stage(name: str) -> Stage:
         raise ValueError(f"unknown stage {name!r}; known: {list(NAMES)}") from None
 
 
-def day_stages(enabled_optional: frozenset[str] = frozenset()) -> tuple[str, ...]:
-    """The stages of one day in order, with the optional ones that are enabled."""
-    return tuple(s.name for s in STAGES if not s.optional or s.name in enabled_optional)
+def _producers() -> dict[Data, str]:
+    made: dict[Data, str] = {}
+    for s in STAGES:
+        for d in s.writes:
+            if d in made:
+                raise AssertionError(f"{d} is written by {made[d]} and {s.name}")
+            made[d] = s.name
+    return made
+
+
+def _order(names: Sequence[str], cfg: Config | None) -> tuple[str, ...]:
+    """``names`` so that every stage comes after the stages writing what it reads; ties
+    keep the declaration order. A read that no stage among ``names`` writes comes from
+    outside (the input, earlier days, an optional stage that is off)."""
+    made = {d: p for d, p in _producers().items() if p in names}
+    needs = {n: {made[d] for d in stage(n).reads(cfg) if d in made} - {n} for n in names}
+    done: list[str] = []
+    while len(done) < len(names):
+        ready = [n for n in names if n not in done and needs[n] <= set(done)]
+        if not ready:
+            raise AssertionError(f"the stages' data form a cycle: {needs}")
+        done.append(ready[0])
+    return tuple(done)
+
+
+def plan(cfg: Config) -> tuple[str, ...]:
+    """The stages of one day under ``cfg``, in the order ``crawldedup run`` runs them."""
+    return _order([s.name for s in STAGES if s.enabled(cfg)], cfg)
+
+
+DEDUP_STAGES: tuple[str, ...] = plan(Config())
+"""The stages of a day under the default configuration, in order."""
+
+
+def dag_edges() -> list[tuple[str, str]]:
+    """(upstream, downstream) task pairs of every stage a configuration can enable: a
+    stage follows each stage that writes what it may read, without the edges that
+    others already imply. A DAG built from these runs, for every configuration, an order
+    that ``plan`` also allows (disabled stages are skipped)."""
+    names = list(_order(NAMES, None))
+    made = _producers()
+    direct = {n: {made[d] for d in stage(n).reads(None) if d in made} - {n} for n in names}
+
+    def above(n: str) -> set[str]:
+        seen: set[str] = set()
+        todo = list(direct[n])
+        while todo:
+            u = todo.pop()
+            if u not in seen:
+                seen.add(u)
+                todo.extend(direct[u])
+        return seen
+
+    edges = []
+    for n in names:
+        implied = set().union(*(above(u) for u in direct[n])) if direct[n] else set()
+        edges += [(u, n) for u in names if u in direct[n] - implied]
+    return edges
 
 
 def stage_argv(

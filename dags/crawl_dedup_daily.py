@@ -21,14 +21,13 @@ from pathlib import Path
 from typing import Any
 
 from airflow.providers.apache.spark.operators.spark_submit import SparkSubmitOperator
-from airflow.sdk import DAG, Param, chain, task
+from airflow.sdk import DAG, Param, task
 
-from crawldedup.stage_registry import stage
+from crawldedup.stage_registry import NAMES, dag_edges, stage
+from crawldedup_airflow.assets import VERDICTS
 from crawldedup_airflow.day import (
     DAG_ID,
-    RELEVANCE_STAGE,
     RULES,
-    SPARK_STAGES,
     WAIT_FOR,
     spark_conf,
     stage_args,
@@ -112,26 +111,18 @@ PARAMS = {
         "e.g. to skip a broken day.",
         section="Day",
     ),
-    "threshold": Param(
-        0.9,
-        type="number",
-        exclusiveMinimum=0,
-        maximum=1,
-        title="Similarity threshold",
-        description="A number in (0, 1], e.g. 0.9: a candidate is a duplicate when its cosine "
-        "is strictly greater (cascade.threshold).",
-        section="Cascade",
-    ),
     "rules": Param(
-        list(RULES),
-        type="array",
+        None,
+        type=["null", "array"],
         examples=list(RULES),
         items={"type": "string", "enum": list(RULES)},
         minItems=1,
         uniqueItems=True,
         title="Rules",
-        description="At least one of the cascade's tests (cascade.rules), applied in the "
-        f"order {', '.join(RULES)}.",
+        description="Empty: the config file's rules (cascade.rules; all of them by default). "
+        "Else at least one of the cascade's tests, applied in the order "
+        f"{', '.join(RULES)}. The similarity knobs (profile, thresholds) are the config "
+        "file's: see docs/configuration.md.",
         section="Cascade",
     ),
     "dry_run": Param(
@@ -296,6 +287,13 @@ with DAG(
         "into its XCom, which every later task reads instead of the params.",
     )
 
+    # The edges come from the stages' declared data (crawldedup.stage_registry): a stage
+    # follows each stage that writes what it reads. An optional stage (relevance) sits
+    # behind a short-circuit task that asks the run's configuration; the stages after
+    # it run when it is skipped (trigger rule none_failed).
+    edges = dag_edges()
+    after_optional = {down for up, down in edges if stage(up).optional}
+
     def spark_stage(name: str) -> SparkSubmitOperator:
         return CrawlDayStage(
             task_id=name,
@@ -309,30 +307,64 @@ with DAG(
             conf=SPARK_CONF_TEMPLATE,
             py_files=PY_FILES,
             execution_timeout=timedelta(hours=4),
+            trigger_rule="none_failed" if name in after_optional else "all_success",
             doc_md=stage(name).doc,
         )
 
-    stages = [spark_stage(name) for name in SPARK_STAGES]
+    def enabled_gate(name: str) -> Any:
+        @task.short_circuit(
+            task_id=f"{name}_enabled",
+            # Skips only the stage itself; the stages after it still run.
+            ignore_downstream_trigger_rules=False,
+            doc_md=f"Skips the {name} stage (state skipped) unless the run's configuration "
+            "(the config file and the params) enables it, by the same test as the CLI's.",
+        )
+        def gate(**context: Any) -> bool:
+            from crawldedup_airflow.tasks import stage_enabled
 
-    @task.short_circuit(
-        task_id="relevance_enabled",
-        doc_md="Skips the relevance stage (cleanly: state skipped) when the `topics_library` "
-        "param is empty (the checked value, from the XCom of `wait_for_crawl`).",
+            log_crawl_day(context, logging.getLogger(__name__))
+            return stage_enabled(context, name, sensor_task_id=SENSOR_TASK_ID)  # type: ignore[arg-type]
+
+        return gate()
+
+    @task(
+        task_id="commit",
+        outlets=[VERDICTS],
+        # One XCom (the parameters), not one per key.
+        multiple_outputs=False,
+        execution_timeout=timedelta(minutes=30),
+        doc_md=stage("commit").doc + " Emits an event of the `crawldedup_verdicts` Asset, for "
+        "DAGs scheduled on the day's verdicts; skipped in a dry run (nothing was published, "
+        "no event).",
     )
-    def relevance_enabled(**context: Any) -> bool:
-        log_crawl_day(context, logging.getLogger(__name__))
-        run = context["ti"].xcom_pull(task_ids=SENSOR_TASK_ID) or {}
-        return bool(run.get("topics_library"))
+    def commit(**context: Any) -> dict[str, Any]:
+        from crawldedup_airflow.tasks import commit_day
 
-    stages[0] >> relevance_enabled() >> spark_stage(RELEVANCE_STAGE)
+        log_crawl_day(context, logging.getLogger(__name__))
+        params = commit_day(context, sensor_task_id=SENSOR_TASK_ID)  # type: ignore[arg-type]
+        if not params:  # a dry run: no downstream DAG must act on it
+            from airflow.sdk.exceptions import AirflowSkipException
+
+            raise AirflowSkipException("dry run: nothing published, nothing to commit")
+        run = context["ti"].xcom_pull(task_ids=SENSOR_TASK_ID) or {}
+        context["outlet_events"][VERDICTS].extra = {
+            "crawl_date": run.get("crawl_date"),
+            "home": run.get("home"),
+            "store": run.get("store"),
+            "published_with": params,
+        }
+        return params
 
     @task(
         task_id="report",
         # One XCom (the counts dict), not one per key as a dict annotation would infer.
         multiple_outputs=False,
+        # Also after a dry run's skipped commit.
+        trigger_rule="none_failed",
         execution_timeout=timedelta(minutes=30),
         doc_md="Runs the report stage in Python (no Spark needed): writes "
-        "`work/dt=D/report.json` and the store's `days` row, pushes the day's counts to XCom "
+        "`work/dt=D/report.json` and the store's `days` row, with the parameters the day was "
+        "committed with (read from the store, never this run's conf), pushes the day's counts to XCom "
         "(`counts`, and the return value), then applies the data-quality gate: fails with "
         "the reason when the day had no input documents, when the quarantined share is above "
         "`max_quarantined_share`, or when the duplicate rate is further than "
@@ -344,4 +376,13 @@ with DAG(
         log_crawl_day(context, logging.getLogger(__name__))
         return report_and_gate(context, sensor_task_id=SENSOR_TASK_ID)  # type: ignore[arg-type]
 
-    chain(wait_for_crawl, *stages, report())
+    tasks: dict[str, Any] = {name: spark_stage(name) for name in NAMES if stage(name).spark}
+    tasks["commit"], tasks["report"] = commit(), report()
+    gates = {name: enabled_gate(name) for name in NAMES if stage(name).optional}
+    for up, down in edges:
+        tasks[up] >> (gates.get(down) or tasks[down])
+    for name, gate in gates.items():
+        gate >> tasks[name]
+    # Every stage waits for the sensor, which checks the day's folder and that the day
+    # before is published: the Bloom filters must not be read before it is.
+    wait_for_crawl >> [gates.get(n) or tasks[n] for n in NAMES if not any(d == n for _, d in edges)]

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from crawldedup.rules import RULES
+from crawldedup.stage_registry import DEDUP_STAGES
 from crawldedup_demo import TruthRecord, pairwise_scores
 
 Verdicts = Mapping[str, Mapping[str, Any]]  # document id -> verdict line
@@ -25,7 +26,8 @@ VERDICT_FIELDS = {
 MEASURE_FLOOR = {"exact": 1.0, "jaccard": 0.7, "containment": 0.9, "cosine": 0.9}
 # What the sample plants on its second day (crawldedup_demo.generator).
 DAY2_QUARANTINE = {"bad_json": 1, "duplicate_id": 1, "no_text": 1, "too_large": 1, "wrong_type": 1}
-STAGE_NAMES = ("fingerprint", "bloom", "candidates", "similarity", "publish", "report")
+# The stages `crawldedup run` prints under the default configuration.
+STAGE_NAMES = DEDUP_STAGES
 
 
 def check_contract_verdicts(

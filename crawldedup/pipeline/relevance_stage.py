@@ -30,7 +30,6 @@ from typing import Any
 from pyspark.sql import DataFrame, Row, SparkSession
 from pyspark.sql import functions as F
 
-from crawldedup.config import Config
 from crawldedup.core.tokenize import terms
 from crawldedup.ingest.readers import list_input_files, read_file
 from crawldedup.pipeline.context import DayContext, timed
@@ -47,6 +46,7 @@ from crawldedup.relevance.weighting import (
     stats_from_json,
     stats_to_json,
 )
+from crawldedup.stage_registry import relevance_enabled
 from crawldedup.store import open_store
 
 DOCS_COUNT_ROW = "#docs"
@@ -72,11 +72,6 @@ LINKS = (
     "linking_pages int"
 )
 TAGVEC = "id string, tagvec string"
-
-
-def enabled(cfg: Config) -> bool:
-    """Whether the stage has work: a library, or tag-weighted cascade vectors to build."""
-    return bool(cfg.relevance.library) or cfg.cascade.cosine_weights == "tag_tfidf"
 
 
 @lru_cache(maxsize=4)
@@ -274,7 +269,7 @@ def run(spark: SparkSession, ctx: DayContext) -> dict[str, Any]:
     """Scores the day's pages against the library's topics; see the module docstring."""
     cfg = ctx.cfg
     stats: dict[str, Any] = {}
-    if not enabled(cfg):
+    if not relevance_enabled(cfg):
         stats["skipped"] = "no relevance.library configured"
         ctx.write_stats("relevance", stats)
         return stats

@@ -7,10 +7,18 @@ from typing import Any
 
 from pyspark.sql import SparkSession
 
-from crawldedup.day_state import mark_complete
+from crawldedup.day_state import published_with
+from crawldedup.pipeline.commit_stage import published_with as current_parameters
 from crawldedup.pipeline.context import DayContext
-from crawldedup.stage_registry import DEDUP_STAGES
+from crawldedup.stage_registry import stage
 from crawldedup.store import open_store
+
+# The stages whose counts the report sums: those it declares it reads the stats of.
+COUNTED = tuple(
+    d.name.removeprefix("stats/").removesuffix(".json")
+    for d in stage("report").reads(None)
+    if d.name.startswith("stats/")
+)
 
 
 def _fp_rate(b: dict[str, int]) -> float:
@@ -20,8 +28,20 @@ def _fp_rate(b: dict[str, int]) -> float:
     return round(fp / negatives, 6) if negatives > 0 else 0.0
 
 
+def day_parameters(ctx: DayContext) -> dict[str, Any]:
+    """The parameters the day was committed with, from the store; in a dry run (nothing
+    committed) this run's own."""
+    if ctx.dry_run:
+        return current_parameters(ctx)
+    with open_store(ctx.store) as store:
+        found = published_with(store, ctx.day)
+    if found is None:
+        raise RuntimeError(f"{ctx.day} is not committed: run the commit stage (or the day) first")
+    return found
+
+
 def build_report(ctx: DayContext) -> dict[str, Any]:
-    st = {s: ctx.read_stats(s) for s in DEDUP_STAGES if s != "report"}
+    st = {s: ctx.read_stats(s) for s in COUNTED}
     fp, cand, sim, pub, bloom = (
         st["fingerprint"],
         st["candidates"],
@@ -40,11 +60,9 @@ def build_report(ctx: DayContext) -> dict[str, Any]:
         "day": ctx.day,
         "input": str(ctx.input_dir) if ctx.input_dir else None,
         "store": ctx.store,
-        "config": {
-            "threshold": ctx.cfg.cascade.threshold,
-            "rules": list(ctx.cfg.cascade.rules),
-            "tokenizer": ctx.cfg.fingerprint.tokenizer,
-        },
+        # What the day was committed with, never this run's configuration: a report
+        # made again after another run republished the day shows that run's parameters.
+        "config": day_parameters(ctx),
         "dry_run": ctx.dry_run,
         "files": fp.get("files", 0),
         # files of the day's folder not read, by reason (links, hidden, unknown names)
@@ -68,7 +86,7 @@ def build_report(ctx: DayContext) -> dict[str, Any]:
             "source": bloom.get("source"),
         },
         "store_ops": store,
-        "seconds": {s: st[s].get("seconds") for s in DEDUP_STAGES if s != "report"},
+        "seconds": {s: st[s].get("seconds") for s in COUNTED},
     }
 
 
@@ -80,6 +98,5 @@ def run(spark: SparkSession | None, ctx: DayContext) -> dict[str, Any]:
     if not ctx.dry_run:
         with open_store(ctx.store) as store:
             store.put("days", {ctx.day: {"r:report": text.encode()}})
-            mark_complete(store, ctx.day)  # the day's last write
     ctx.write_stats("report", {"written": str(ctx.work / "report.json")})
     return report

@@ -1,4 +1,5 @@
-"""The stages in order, and running a whole day in one SparkSession."""
+"""The stages' runners, and running a day's stages in one SparkSession: the one runner
+of ``crawldedup run``, ``crawldedup stage`` and the ``jobs/`` entry points."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from crawldedup.ingest.records import html_extractor
 from crawldedup.pipeline import (
     bloom_stage,
     candidates_stage,
+    commit_stage,
     fingerprint_stage,
     publish_stage,
     relevance_stage,
@@ -23,8 +25,7 @@ from crawldedup.pipeline import (
     similarity_stage,
 )
 from crawldedup.pipeline.context import DayContext
-from crawldedup.stage_registry import DEDUP_STAGES, NAMES
-from crawldedup.stage_registry import day_stages as registry_day_stages
+from crawldedup.stage_registry import DEDUP_STAGES, NAMES, plan
 from crawldedup.stage_registry import stage as registry_stage
 from crawldedup.store import open_store
 
@@ -37,16 +38,16 @@ RUNNERS: dict[str, StageFn] = {
     "candidates": candidates_stage.run,
     "similarity": similarity_stage.run,
     "publish": publish_stage.run,
+    "commit": commit_stage.run,
     "report": report_stage.run,
 }
 assert tuple(RUNNERS) == NAMES, "crawldedup.stage_registry lists the stages"
 
 
 def day_stages(cfg: Config) -> tuple[str, ...]:
-    """The stages of ``crawldedup run``: relevance (after fingerprint) when a topic library
-    or tag-weighted cascade vectors are configured."""
-    enabled = frozenset({"relevance"}) if relevance_stage.enabled(cfg) else frozenset()
-    return registry_day_stages(enabled)
+    """The stages of ``crawldedup run`` under ``cfg``, in the order their data allow
+    (``crawldedup.stage_registry.plan``)."""
+    return plan(cfg)
 
 
 _PY_ERROR = re.compile(r"^([A-Za-z_][\w.]*(?:Error|Exception|Exists|Failed|Interrupt)): (.*)$")
@@ -114,7 +115,7 @@ def preflight(ctx: DayContext, stages: tuple[str, ...]) -> None:
     (``crawldedup.day_state``). A day that reads input needs HTML extraction to work: an
     install without lxml_html_clean fails here in one line, not on every HTML record.
     """
-    judges = any(name != "report" for name in stages)
+    judges = any(registry_stage(name).spark for name in stages)
     try:
         with open_store(ctx.store) as store:
             store.get("days", [ctx.day])
@@ -140,35 +141,34 @@ def stale_earlier_stages(ctx: DayContext, stages: tuple[str, ...]) -> list[str]:
     return [s for s in earlier if (st := ctx.read_stats(s)) and st.get("code") != current]
 
 
+class StaleEarlierStages(RuntimeError):
+    """A stage run on its own finds the day's earlier work written by other code."""
+
+
 def run_day(
     spark: SparkSession | None,
     ctx: DayContext,
     progress: Callable[[str], None] | None = None,
     stages: tuple[str, ...] = DEDUP_STAGES,
 ) -> dict[str, Any]:
-    """Run the given stages of one day in order; returns the day's report.
+    """Run the given stages of one day in order; returns the last stage's result.
 
-    When the day's earlier stages were run by other code (their ``code`` stamps differ,
-    see ``crawldedup.code_version``), the day's stages are rerun from the first.
+    A stage run on its own whose day's earlier stages were run by other code (their
+    ``code`` stamps differ, see ``crawldedup.code_version``: a deploy between two tasks)
+    fails with one line saying how to rerun the day: one day's work files never mix two
+    versions, and no task runs another stage's work.
     """
     result: dict[str, Any] = {}
     stale = stale_earlier_stages(ctx, stages)
     if stale:
-        if spark is None:  # the report alone runs without Spark
-            raise StageFailed(
-                stages[0],
-                RuntimeError(
-                    f"the day's {', '.join(stale)} outputs were written by other code "
-                    f"than {code_version()}: rerun the day"
-                ),
-            )
-        order = day_stages(ctx.cfg)
-        stages = order[: order.index(stages[0])] + tuple(stages)
-        if progress is not None:
-            progress(
-                f"[{ctx.day}] {', '.join(stale)} ran on other code than {code_version()}: "
-                f"rerunning the day's stages from {stages[0]}"
-            )
+        raise StageFailed(
+            stages[0],
+            StaleEarlierStages(
+                f"the day's {', '.join(stale)} output was written by other code than "
+                f"{code_version()}: rerun the whole day (crawldedup run --date {ctx.day} "
+                "..., or clear the DAG run from its first task)"
+            ),
+        )
     preflight(ctx, stages)
     for i, stage in enumerate(stages, start=1):
         t0 = time.perf_counter()

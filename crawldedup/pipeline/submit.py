@@ -28,9 +28,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from crawldedup.config import SparkConfig
-from crawldedup.stage_registry import DEDUP_STAGES, SPARK_STAGES, stage_argv
+from crawldedup.stage_registry import DEDUP_STAGES, stage, stage_argv
 
-__all__ = ["SPARK_STAGES", "StageRun", "SubmitFailed", "spark_submit_cmd", "submit_day"]
+__all__ = ["StageRun", "SubmitFailed", "spark_submit_cmd", "submit_day"]
 DRIVER_MEMORY = SparkConfig().driver_memory
 
 DEFAULT_JOBS_DIR = Path(__file__).resolve().parents[2] / "jobs"
@@ -160,9 +160,9 @@ def submit_day(
     runs: list[StageRun] = []
     with tempfile.TemporaryDirectory(prefix="crawldedup-submit-") as scratch:
         where = cwd or Path(scratch)
-        for stage in stages:
+        for name in stages:
             args = stage_argv(
-                stage,
+                name,
                 day=day,
                 home=str(home.resolve()),
                 store=store,
@@ -170,15 +170,15 @@ def submit_day(
                 config=str(config) if config else None,
                 overrides=overrides,
             )
-            if stage == "report":
+            if not stage(name).spark:
                 # No Spark: the venv's python with only the zip on its path.
-                cmd = [environ["PYSPARK_DRIVER_PYTHON"], str(jobs_dir / "report.py"), *args]
-                run = run_cmd(stage, cmd, where, {**environ, "PYTHONPATH": str(py_files)})
+                cmd = [environ["PYSPARK_DRIVER_PYTHON"], str(jobs_dir / f"{name}.py"), *args]
+                run = run_cmd(name, cmd, where, {**environ, "PYTHONPATH": str(py_files)})
             else:
                 cmd = spark_submit_cmd(
-                    stage, master, py_files, args, jobs_dir, conf, driver_memory=driver_memory
+                    name, master, py_files, args, jobs_dir, conf, driver_memory=driver_memory
                 )
-                run = run_cmd(stage, cmd, where, environ)
+                run = run_cmd(name, cmd, where, environ)
             runs.append(run)
             if progress is not None:
                 # spark-submit merges the Python driver's stderr into its stdout.
@@ -186,7 +186,7 @@ def submit_day(
                 lines = [x for x in out if x.startswith(f"[{day}]")]
                 # "[D] 1/1 stage  12.3s  counts" -> "in-app 12.3s  counts"
                 detail = re.sub(r"^\[[^]]*\] 1/1 \S+\s+", "in-app ", lines[-1]) if lines else ""
-                progress(f"{stage:<11} {run.seconds:7.1f}s wall  {detail}")
+                progress(f"{name:<11} {run.seconds:7.1f}s wall  {detail}")
     return runs
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from typing import Any
 from urllib.parse import urlsplit
 
 from crawldedup.reporting import svg
@@ -401,13 +402,31 @@ def _stages(d: DayReportData) -> str:
     )
 
 
+def parameters_line(cfg: dict[str, Any]) -> str:
+    """What the day was committed with (escaped): the knobs that acted under its profile,
+    its rules, the code version and the configuration's digest."""
+    profile = cfg.get("profile")
+    if profile == "shingles":
+        knobs = (
+            f"min_jaccard {cfg.get('min_jaccard')} · min_containment {cfg.get('min_containment')}"
+        )
+    else:
+        knobs = f"threshold {cfg.get('threshold', '–')}"
+    parts = [
+        f"profile {profile}" if profile else "",
+        knobs,
+        f"rules {', '.join(cfg.get('rules') or [])}",
+        f"code {cfg['code']}" if cfg.get("code") else "",
+        f"config {cfg['config_digest']}" if cfg.get("config_digest") else "",
+    ]
+    return esc(" · ".join(p for p in parts if p))
+
+
 def render(d: DayReportData, quarantine_folder: str) -> str:
     r = d.report
-    cfg = r.get("config") or {}
     sub = (
         f"store {esc(r.get('store', ''))} · input {esc(r.get('input') or '–')} · "
-        f"threshold {esc(cfg.get('threshold', '–'))} · rules "
-        f"{esc(', '.join(cfg.get('rules') or []))}"
+        f"{parameters_line(r.get('config') or {})}"
         + (" · <b>dry run</b>" if r.get("dry_run") else "")
         + f" · generated {esc(d.generated_at)}"
     )

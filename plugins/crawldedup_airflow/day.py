@@ -13,13 +13,10 @@ from pathlib import Path
 from typing import Any
 
 from crawldedup.config import RULES, Config, ConfigError, build_config, parse_override
-from crawldedup.stage_registry import SPARK_STAGES, stage, stage_argv
+from crawldedup.stage_registry import stage, stage_argv
 
 DAG_ID = "crawl_dedup_daily"
 """The DAG this package drives (the run-note listener acts on its runs only)."""
-
-RELEVANCE_STAGE = "relevance"
-"""The optional topic-relevance stage: after fingerprint, beside the dedup chain."""
 
 WAIT_FOR: tuple[str, ...] = ("success_marker", "data_files")
 """What makes a crawl folder ready: the crawler's ``_SUCCESS`` marker, or any data file."""
@@ -36,10 +33,8 @@ GATE_PARAMS: tuple[str, ...] = (
 __all__ = [
     "DAG_ID",
     "GATE_PARAMS",
-    "RELEVANCE_STAGE",
     "RULES",
     "RUN_PATHS",
-    "SPARK_STAGES",
     "SUCCESS_MARKER",
     "WAIT_FOR",
     "RunSetupError",
@@ -184,10 +179,11 @@ def run_path(run: Mapping[str, Any], key: str) -> str | None:
 def run_overrides(params: Mapping[str, Any], run: Mapping[str, Any]) -> list[str]:
     """The run's params as the CLI's ``--set KEY=VALUE`` items (values are TOML); the
     topic library is the checked one from ``run``."""
-    items = [
-        f"cascade.threshold={float(params['threshold'])!r}",
-        f"cascade.rules={json.dumps(list(params['rules']))}",
-    ]
+    items = []
+    # A param left empty (null) means "what the config file says"; only a value set in the
+    # form or the run's conf overrides it.
+    if params.get("rules") is not None:
+        items.append(f"cascade.rules={json.dumps(list(params['rules']))}")
     for name in GATE_PARAMS:
         if params.get(name) is not None:
             items.append(f"gate.{name}={params[name]!r}")

@@ -78,6 +78,17 @@ class CrawlDaySensor(BaseSensorOperator):
     def poke(self, context: Context) -> PokeReturnValue:
         params = context["params"]
         try:
+            # A conf key that is no param of the DAG (a typo, a param that was removed, such
+            # as the old threshold) would be ignored silently: refuse it, naming the params.
+            dag = context.get("dag")
+            known = set(dag.params) if dag is not None else set(params)
+            unknown = sorted(set(params) - known)
+            if unknown:
+                raise RunSetupError(
+                    f"unknown param(s) {', '.join(unknown)} in the run's conf; the DAG's "
+                    f"params: {', '.join(sorted(known))} (the cascade's profile "
+                    "and thresholds are the config file's: docs/configuration.md)"
+                )
             day = crawl_date(params.get("crawl_date"), context.get("data_interval_start"))
             # Every path param under the allowed roots, a store URL only where allowed:
             # now, before any waiting, and before anything reads or writes.

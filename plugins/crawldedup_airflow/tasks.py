@@ -1,4 +1,5 @@
-"""The report task: write the day's report, push its counts, apply the data-quality gate."""
+"""The Python tasks of a day: commit it (the verdicts' Asset event), report it (write the
+report, push its counts, apply the data-quality gate), and whether an optional stage runs."""
 
 from __future__ import annotations
 
@@ -15,28 +16,19 @@ from crawldedup_airflow.hooks import HBaseHook
 if TYPE_CHECKING:
     from airflow.sdk import Context
 
+    from crawldedup.pipeline.context import DayContext
+
 log = logging.getLogger(__name__)
 
 
-def report_and_gate(context: Context, sensor_task_id: str = "wait_for_crawl") -> dict[str, Any]:
-    """Run the report stage for the run's day, push ``counts`` to XCom, then gate the day.
-
-    The report stage needs no Spark (it sums the stages' ``stats/*.json``), so it runs
-    here, in-process, instead of paying a spark-submit JVM start: it writes
-    ``H/work/dt=D/report.json`` and, unless dry-run, the store's ``days`` row. The
-    trailing average is over the previous ``trailing_days`` reports in the store.
-
-    Returns the counts (also the task's return value); raises ``AirflowFailException``
-    (no retries: the data will not change) with every reason the day fails the gate.
-    """
+def _day_context(context: Context, sensor_task_id: str) -> DayContext:
+    """The run's day as the stages see it: the sensor's checked paths, the run's config."""
     ti, params = context["ti"], context["params"]
     run = ti.xcom_pull(task_ids=sensor_task_id)
     if not run:
         raise AirflowFailException(f"no resolved run in the XCom of {sensor_task_id}")
-
-    # Imported here: the report stage module imports pyspark (for its type), which DAG
-    # parsing must not pay for; in a task it costs about a second and starts no JVM.
-    from crawldedup.pipeline import report_stage
+    # Imported here: the stage modules import pyspark (for its types), which DAG parsing
+    # must not pay for; in a task it costs about a second and starts no JVM.
     from crawldedup.pipeline.context import DayContext
 
     try:
@@ -52,6 +44,51 @@ def report_and_gate(context: Context, sensor_task_id: str = "wait_for_crawl") ->
         dry_run=bool(params["dry_run"]),
     )
     ctx.work.mkdir(parents=True, exist_ok=True)
+    return ctx
+
+
+def stage_enabled(context: Context, name: str, sensor_task_id: str = "wait_for_crawl") -> bool:
+    """Whether the optional stage ``name`` runs under the run's configuration (the config
+    file and the params, as its tasks will see them): the same test as the CLI's."""
+    from crawldedup.stage_registry import stage
+
+    cfg = _day_context(context, sensor_task_id).cfg
+    on = stage(name).enabled(cfg)
+    log.info("stage %s %s under the run's configuration", name, "runs" if on else "is skipped")
+    return on
+
+
+def commit_day(context: Context, sensor_task_id: str = "wait_for_crawl") -> dict[str, Any]:
+    """Run the commit stage for the run's day: store the parameters it was published with
+    and remove its incomplete mark. Returns those parameters (the task's XCom)."""
+    from crawldedup.pipeline import commit_stage
+
+    ctx = _day_context(context, sensor_task_id)
+    stats = commit_stage.run(None, ctx)
+    if ctx.dry_run:
+        log.info("%s: dry run, nothing to commit", ctx.day)
+        return {}
+    params: dict[str, Any] = stats["published_with"]
+    log.info("%s committed: %s", ctx.day, params)
+    return params
+
+
+def report_and_gate(context: Context, sensor_task_id: str = "wait_for_crawl") -> dict[str, Any]:
+    """Run the report stage for the run's day, push ``counts`` to XCom, then gate the day.
+
+    The report stage needs no Spark (it sums the stages' ``stats/*.json``), so it runs
+    here, in-process, instead of paying a spark-submit JVM start: it writes
+    ``H/work/dt=D/report.json`` and, unless dry-run, the store's ``days`` row. The
+    trailing average is over the previous ``trailing_days`` reports in the store.
+
+    Returns the counts (also the task's return value); raises ``AirflowFailException``
+    (no retries: the data will not change) with every reason the day fails the gate.
+    """
+    from crawldedup.pipeline import report_stage
+
+    ti = context["ti"]
+    ctx = _day_context(context, sensor_task_id)
+    cfg = ctx.cfg
     report = report_stage.run(None, ctx)
 
     limits = cfg.gate

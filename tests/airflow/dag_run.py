@@ -56,6 +56,17 @@ def main() -> int:
         result["xcom"] = {
             f"{row.task_id}.{row.key}": XComModel.deserialize_value(row) for row in rows
         }
+        # The Asset events the run emitted (the commit task's outlet).
+        from airflow.models.asset import AssetEvent
+
+        events = session.scalars(
+            select(AssetEvent).where(
+                AssetEvent.source_dag_id == DAG_ID, AssetEvent.source_run_id == dr.run_id
+            )
+        ).all()
+        result["asset_events"] = [
+            {"asset": e.asset.name, "task": e.source_task_id, "extra": e.extra} for e in events
+        ]
     print(f"RESULT {json.dumps(result, default=str)}")
     return 0
 

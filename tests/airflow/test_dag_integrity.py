@@ -7,15 +7,16 @@ arguments and which param values the trigger form rejects.
 
 from __future__ import annotations
 
-import itertools
 import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from crawldedup.stage_registry import SPARK_STAGES
+from crawldedup.stage_registry import BY_NAME, NAMES, dag_edges
 from tests.airflow.conftest import DAGS, ROOT, airflow_env, run_child
+
+SPARK_STAGES = tuple(n for n in NAMES if BY_NAME[n].spark and not BY_NAME[n].optional)
 
 DAG_ID = "crawl_dedup_daily"
 HEAVY = ["pyspark", "py4j", "happybase", "thriftpy2", "crawldedup.pipeline", "jieba"]
@@ -58,7 +59,7 @@ if dag is not None:
                     "store": "hbase://hb:9090/p?retries=3", "store_source": "test",
                     "topics_library": None, "config": None}
     params = {k: dag.params[k] for k in dag.params}
-    ctx = {"params": {**params, "threshold": 0.85, "dry_run": True}, "ti": TI()}
+    ctx = {"params": {**params, "rules": ["content_md5", "head"], "dry_run": True}, "ti": TI()}
     env = dag.get_template_env()
     out["rendered"] = {
         t.task_id: t.render_template(t.application_args, ctx, jinja_env=env)
@@ -67,9 +68,9 @@ if dag is not None:
         t.task_id: t.render_template(t.conf, ctx, jinja_env=env)
         for t in dag.tasks if hasattr(t, "application_args")}
     rejected = {}
-    for conf in ({"threshold": 1.5}, {"threshold": 0}, {"rules": ["bogus"]}, {"rules": []},
+    for conf in ({"threshold": 0.85}, {"rules": ["bogus"]}, {"rules": []},
                  {"wait_for": "whenever"}, {"crawl_date": "yesterday"}, {"dry_run": "no"},
-                 {"threshold": 0.85, "rules": ["content_md5", "head"], "dry_run": True}):
+                 {"rules": ["content_md5", "head"], "dry_run": True}, {"rules": None}):
         try:
             merged = copy.deepcopy(dag.params)
             for key, value in conf.items():
@@ -121,7 +122,6 @@ def test_dag_settings(parsed: dict[str, Any]) -> None:
     assert set(dag["params"]) == {
         "crawl_date",
         "require_previous_day",
-        "threshold",
         "rules",
         "dry_run",
         "replace",
@@ -136,7 +136,8 @@ def test_dag_settings(parsed: dict[str, Any]) -> None:
         "topics_library",
         "config",
     }
-    assert dag["params"]["threshold"] == 0.9
+    # Null means "the config file's value": a param sends an override only when set.
+    assert dag["params"]["rules"] is None
     # The gate's params are overrides: empty means the config's [gate].
     # Optional params are null by default, so that the trigger form submits as it is.
     for name in (
@@ -154,11 +155,16 @@ def test_dag_settings(parsed: dict[str, Any]) -> None:
 
 
 def test_exact_task_edges(parsed: dict[str, Any]) -> None:
+    """The DAG's edges are the stages' declared data edges (crawldedup.stage_registry),
+    the optional relevance stage behind its short-circuit, every first stage behind the
+    sensor."""
     edges = {(a, b) for a, t in parsed["tasks"].items() for b in t["downstream"]}
-    chain = ["wait_for_crawl", *SPARK_STAGES, "report"]
-    # Topic relevance branches off after fingerprint, beside the dedup chain, and ends there.
-    branch = ["fingerprint", "relevance_enabled", "relevance"]
-    assert edges == set(itertools.pairwise(chain)) | set(itertools.pairwise(branch))
+    declared = set(dag_edges())
+    via_gate = {(u, d) for u, d in declared if d == "relevance"}
+    expected = (declared - via_gate) | {(u, "relevance_enabled") for u, _ in via_gate}
+    expected |= {("relevance_enabled", "relevance")}
+    expected |= {("wait_for_crawl", "fingerprint"), ("wait_for_crawl", "bloom")}
+    assert edges == expected
     types = {k: t["type"] for k, t in parsed["tasks"].items()}
     assert types["relevance_enabled"] == "_ShortCircuitDecoratedOperator"
     assert types["relevance"] == "CrawlDayStage"
@@ -166,7 +172,7 @@ def test_exact_task_edges(parsed: dict[str, Any]) -> None:
     assert parsed["tasks"]["wait_for_crawl"]["mode"] == "reschedule"
     # SparkSubmitOperator whose log starts with the crawl day.
     assert {types[s] for s in SPARK_STAGES} == {"CrawlDayStage"}
-    assert types["report"] == "_PythonDecoratedOperator"
+    assert types["commit"] == types["report"] == "_PythonDecoratedOperator"
 
 
 def test_spark_tasks_submit_the_jobs_with_the_rendered_day_and_params(
@@ -186,7 +192,8 @@ def test_spark_tasks_submit_the_jobs_with_the_rendered_day_and_params(
             "--store",
             "hbase://hb:9090/p?retries=3",
         ]
-        assert "cascade.threshold=0.85" in args and args[-1] == "--dry-run"
+        assert 'cascade.rules=["content_md5", "head"]' in args and args[-1] == "--dry-run"
+        assert not any(a.startswith("cascade.threshold=") for a in args)
         assert ("--input" in args) == (stage == "fingerprint")
         # The driver's memory comes from the run's config (the default here), at run time.
         conf = parsed["rendered_conf"][stage]
@@ -213,14 +220,16 @@ def test_relevance_task_submits_its_job_with_the_input(parsed: dict[str, Any]) -
 
 def test_trigger_form_rejects_bad_params(parsed: dict[str, Any]) -> None:
     assert parsed["rejected"] == {
-        '{"threshold": 1.5}': True,
-        '{"threshold": 0}': True,
+        # The form has no threshold (it acts only under the seed profile: the config file's);
+        # Airflow lets unknown conf keys through, the sensor refuses them (test_dag_runs).
+        '{"threshold": 0.85}': False,
         '{"rules": ["bogus"]}': True,
         '{"rules": []}': True,
         '{"wait_for": "whenever"}': True,
         '{"crawl_date": "yesterday"}': True,
         '{"dry_run": "no"}': True,
-        '{"threshold": 0.85, "rules": ["content_md5", "head"], "dry_run": true}': False,
+        '{"rules": ["content_md5", "head"], "dry_run": true}': False,
+        '{"rules": null}': False,
     }
 
 

@@ -4,7 +4,7 @@ and real Spark (spark-submit of every stage).
 ``make test`` runs one sample day on the embedded store, every task included (relevance
 too), and the HBase hook against a real HBase. ``make test-all`` adds the second day on
 the same home, two days against HBase through the ``hbase_default`` connection, a rerun of
-the first day with another threshold, and the quality gate on a day without documents.
+the first day with another config file, and the quality gate on a day without documents.
 
 Each ``dag.test()`` runs in its own process (see conftest); a day costs five or six
 spark-submit JVM starts.
@@ -21,6 +21,7 @@ from typing import Any
 
 import pytest
 
+from crawldedup.rules import RULES
 from crawldedup.store import open_store
 from crawldedup_demo import load_truth
 from tests.airflow.conftest import (
@@ -36,7 +37,7 @@ from tests.hbase_fixtures import HBASE_HOST, HBASE_PORT, drop_prefix, unique_pre
 
 DAYS = ["2026-11-01", "2026-11-02"]
 ALL_TASKS = {"wait_for_crawl", "fingerprint", "bloom", "candidates", "similarity", "publish"}
-ALL_TASKS |= {"report", "relevance_enabled", "relevance"}
+ALL_TASKS |= {"commit", "report", "relevance_enabled", "relevance"}
 # The runs take the relevance branch too (docs/relevance.md), on the dedup sample's pages.
 LIBRARY = str(ROOT / "config" / "topics.example.yaml")
 
@@ -148,7 +149,16 @@ def check_days(s: Scenario, sample: Path) -> None:
         assert counts["unique"] == len(found) - len(dups)
         assert counts["duplicates"] == by_rule
         assert counts["store"] == s.store
-        assert counts["threshold"] == 0.9
+        # The parameters the day was committed with, from the store (the config's defaults).
+        assert (counts["profile"], counts["rules"]) == ("shingles", list(RULES))
+        assert run.xcom["commit.return_value"]["config_digest"] == counts["config_digest"]
+        # The committed day is an event of the verdicts Asset (docs/operations.md), for the
+        # DAGs scheduled on it; its extra names the day and the store.
+        events = run.raw["asset_events"]
+        assert [(e["asset"], e["task"]) for e in events] == [("crawldedup_verdicts", "commit")]
+        extra = events[0]["extra"]
+        assert (extra["crawl_date"], extra["store"]) == (day, s.store)
+        assert extra["published_with"] == run.xcom["commit.return_value"]
         # The relevance task scored every document of the day against the three topics.
         with open_store(s.store) as store:
             scored = sum(1 for _ in store.scan_prefix("rel_scores", f"{day}|", keys_only=True))
@@ -194,21 +204,21 @@ def test_two_days_on_hbase_through_the_connection(on_hbase: Scenario, sample_cra
 
 
 @pytest.mark.exhaustive
-def test_rerun_of_the_first_day_with_another_threshold_replaces_that_day_only(
+def test_rerun_of_the_first_day_with_another_config_replaces_that_day_only(
     embedded_two_days: Scenario,
 ) -> None:
     embedded = embedded_two_days
     before = dict(embedded.verdicts)
     # A manual run without a logical date: the crawl_date param names the day; the
-    # config param names a file that selects the cosine profile, which the threshold tunes.
+    # config param names a file that selects the cosine profile and its threshold.
     config = embedded.root / "seed-profile.toml"
-    config.write_text('[cascade]\nprofile = "seed"\n')
-    conf = {**embedded.conf, "crawl_date": DAYS[0], "threshold": 0.999, "config": str(config)}
+    config.write_text('[cascade]\nprofile = "seed"\nthreshold = 0.999\n')
+    conf = {**embedded.conf, "crawl_date": DAYS[0], "config": str(config)}
     rerun = run_dag(embedded.env, embedded.root / "rerun.log", logical_date=None, conf=conf)
     assert rerun.state == "success", rerun.brief()
     print({"rerun": rerun.wall_seconds})
     counts = rerun.xcom["report.counts"]
-    assert (counts["day"], counts["threshold"]) == (DAYS[0], 0.999)
+    assert (counts["day"], counts["profile"], counts["threshold"]) == (DAYS[0], "seed", 0.999)
 
     after = {d: verdicts(d, embedded.home, embedded.store) for d in DAYS}
     assert after[DAYS[1]] == before[DAYS[1]], "a rerun of day 1 must not touch day 2"
@@ -352,6 +362,20 @@ def test_an_input_root_outside_the_allowed_roots_fails_the_first_task(
     # Nothing was written.
     assert not (allowed / "home").exists()
     assert list(allowed.iterdir()) == []
+
+
+def test_a_conf_key_that_is_no_param_is_refused_by_the_first_task(
+    airflow_db_template: Path, tmp_path: Path
+) -> None:
+    """Airflow lets unknown conf keys through to the params; a removed param (the old
+    threshold, which did nothing under the default profile) must not be ignored silently."""
+    crawl = tmp_path / "crawl"
+    one_ready_day(crawl, "2026-11-01")
+    env = airflow_env(new_airflow_home(tmp_path / "airflow", airflow_db_template))
+    conf = {"input_root": str(crawl), "home": str(tmp_path / "home"), "threshold": 0.85}
+    run = run_dag(env, tmp_path / "refused.log", logical_date=logical("2026-11-01"), conf=conf)
+    assert_refused_by_the_first_task(run, "unknown param(s) threshold in the run's conf")
+    assert not (tmp_path / "home").exists()
 
 
 def test_a_store_url_param_is_refused_unless_the_deployment_allows_it(

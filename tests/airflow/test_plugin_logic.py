@@ -5,7 +5,6 @@ No Airflow import (these modules have none), no JVM.
 
 from __future__ import annotations
 
-import json
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -15,7 +14,6 @@ import pytest
 from crawldedup.store import open_store
 from crawldedup_airflow.day import (
     RULES,
-    SPARK_STAGES,
     RunSetupError,
     crawl_date,
     crawl_ready,
@@ -34,7 +32,8 @@ RUN: dict[str, Any] = {
     "topics_library": None,
     "config": None,
 }
-PARAMS: dict[str, Any] = {"threshold": 0.9, "rules": list(RULES), "dry_run": False}
+# The DAG's defaults: null params mean "the config file's value".
+PARAMS: dict[str, Any] = {"rules": None, "dry_run": False}
 
 
 def test_crawl_date_prefers_the_param_then_the_logical_date() -> None:
@@ -75,25 +74,21 @@ def test_stage_args_carry_the_day_the_store_and_the_params() -> None:
         "/h",
         "--store",
         "sqlite:////h/store.db",
-        "--set",
-        "cascade.threshold=0.9",
-        "--set",
-        f"cascade.rules={json.dumps(list(RULES))}",
     ]
     assert stage_args("bloom", PARAMS, RUN) == common
     assert stage_args("fingerprint", PARAMS, RUN) == [*common, "--input", "/crawl/dt=2026-11-02"]
-    rerun = {"threshold": 1, "rules": ["content_md5", "head"], "dry_run": True}
+    rerun = {"rules": ["content_md5", "head"], "dry_run": True}
     args = stage_args("publish", rerun, RUN)
-    # An integer threshold from a form still reaches the CLI as a TOML float.
-    assert "cascade.threshold=1.0" in args
     assert 'cascade.rules=["content_md5", "head"]' in args
+    assert not any(a.startswith("cascade.threshold") for a in args)
     assert args[-1] == "--dry-run"
     # "replace" reaches publish, the stage that refuses to shrink a published day.
     assert stage_args("publish", {**PARAMS, "replace": True}, RUN)[-1] == "--replace"
     assert "--replace" not in stage_args("similarity", {**PARAMS, "replace": True}, RUN)
     with pytest.raises(RunSetupError):
         stage_args("report", PARAMS, RUN)  # not a spark-submit stage
-    assert SPARK_STAGES == ("fingerprint", "bloom", "candidates", "similarity", "publish")
+    with pytest.raises(RunSetupError):
+        stage_args("commit", PARAMS, RUN)  # neither
     # Every stage gets the same overrides, so the config is the same in every task.
     # The library and the config file are the sensor's checked ones (the run), not params.
     library = {**RUN, "topics_library": "/etc/topics.yaml"}
@@ -124,11 +119,12 @@ def test_stage_args_parse_with_the_real_cli() -> None:
     """The overrides are valid for ``crawldedup stage`` (argparse and config validation)."""
     from crawldedup.cli import _config, build_parser
 
-    argv = ["stage", "publish", *stage_args("publish", {**PARAMS, "threshold": 0.85}, RUN)]
+    argv = ["stage", "publish", *stage_args("publish", {**PARAMS, "rules": ["title"]}, RUN)]
     args = build_parser().parse_args(argv)
     cfg = _config(args)
-    assert cfg.cascade.threshold == 0.85
-    assert cfg.cascade.rules == RULES
+    assert cfg.cascade.rules == ("title",)
+    default = build_parser().parse_args(["stage", "publish", *stage_args("publish", PARAMS, RUN)])
+    assert _config(default).cascade.rules == RULES
     assert cfg.store_url == RUN["store"]
     run = {**RUN, "topics_library": "/etc/topics.yaml"}
     rel = build_parser().parse_args(["stage", "relevance", *stage_args("relevance", PARAMS, run)])
@@ -143,8 +139,11 @@ def test_every_task_builds_the_same_config_as_the_cli(
     from crawldedup.cli import _config, build_parser
 
     config = tmp_path / "crawldedup.toml"
-    config.write_text('[gate]\nmax_quarantined_share = 0.3\n\n[spark]\ndriver_memory = "3g"\n')
-    params = {**PARAMS, "threshold": 0.8, "trailing_days": 2}
+    config.write_text(
+        '[gate]\nmax_quarantined_share = 0.3\n\n[spark]\ndriver_memory = "3g"\n\n'
+        '[cascade]\nprofile = "seed"\nthreshold = 0.8\nrules = ["content_md5", "title"]\n'
+    )
+    params = {**PARAMS, "trailing_days": 2}
     run = {**RUN, "config": str(config)}
     cfg = run_config(params, run)
     cli_cfg = _config(
@@ -152,7 +151,9 @@ def test_every_task_builds_the_same_config_as_the_cli(
     )
     assert cfg == cli_cfg
     assert (cfg.gate.max_quarantined_share, cfg.gate.trailing_days) == (0.3, 2)
+    # The file's cascade acts: no param overrides it unless set.
     assert cfg.cascade.threshold == 0.8 and cfg.store_url == RUN["store"]
+    assert cfg.cascade.rules == ("content_md5", "title")
     # JVM options beyond the quiet logging are Spark's own configuration's business.
     assert spark_conf(params, run) == {"spark.driver.memory": "3g"}
     # Without a config param, $CRAWLDEDUP_CONFIG names the file (as for the CLI).

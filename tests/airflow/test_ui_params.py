@@ -175,7 +175,9 @@ def test_descriptions_say_the_format(parsed: dict[str, Any]) -> None:
     for name in ("input_root", "home", "topics_library", "config"):
         assert "allowed roots" in d[name], name
     assert "YAML" in d["topics_library"] and "Empty" in d["topics_library"]
-    assert "(0, 1]" in d["threshold"]
+    # Empty means the config file's rules; the form says so.
+    assert "Empty" in d["rules"] and "config file" in d["rules"]
+    assert "threshold" not in d
 
 
 def test_no_depends_on_past_one_run_at_a_time(parsed: dict[str, Any]) -> None:

@@ -46,6 +46,9 @@ def asset_step(env: dict[str, str], log: Path, *args: str) -> dict[str, Any]:
 
 
 @pytest.mark.airflow
+# make test-all: a producer day of its own (5-6 min); make test checks the event itself on
+# its embedded run (test_dag_runs.check_days).
+@pytest.mark.exhaustive
 def test_committed_day_is_an_asset_event_that_schedules_the_consumer(
     sample_crawl: Path, airflow_db_template: Path, tmp_path: Path
 ) -> None:

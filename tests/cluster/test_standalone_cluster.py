@@ -18,7 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from crawldedup.pipeline.submit import SPARK_STAGES, spark_submit_cmd, submit_day, submit_env
+from crawldedup.pipeline.submit import spark_submit_cmd, submit_day, submit_env
+from crawldedup.stage_registry import DEDUP_STAGES
 from tests.cli_helpers import cli, table_dump, verdicts
 from tests.hbase_fixtures import drop_prefix, hbase_url, unique_prefix
 
@@ -86,7 +87,7 @@ def test_two_days_on_the_cluster_match_local(
                 config=config,
                 progress=lambda line, d=day: print(f"[{d}] {line}"),
             )
-            assert [r.stage for r in runs[day]] == [*SPARK_STAGES, "report"]
+            assert [r.stage for r in runs[day]] == list(DEDUP_STAGES)
             cli(
                 "run",
                 "--date",

@@ -1,5 +1,6 @@
-"""A day stopped between its first publish write and its report is marked incomplete in
-the store: readers and later days refuse it with one line, and a rerun completes it."""
+"""A day stopped between its first publish write and its commit is marked incomplete in
+the store: readers and later days refuse it with one line, and a rerun completes it. A
+stage run on its own after a deploy fails in one line instead of mixing two versions."""
 
 from __future__ import annotations
 
@@ -33,8 +34,9 @@ def test_a_day_stopped_after_publishing_is_refused_until_rerun(
         for d, r in days.items()
     }
     run_day(spark, ctx["2026-11-01"])
-    # Day 2 stops after publish wrote everything but before the report (a kill there).
-    run_day(spark, ctx["2026-11-02"], stages=tuple(s for s in DEDUP_STAGES if s != "report"))
+    # Day 2 stops after publish wrote everything but before the commit (a kill there).
+    upto = DEDUP_STAGES[: DEDUP_STAGES.index("commit")]
+    run_day(spark, ctx["2026-11-02"], stages=upto)
 
     code = main(["verdicts", "--date", "2026-11-02", "--home", str(home)])
     err = capsys.readouterr().err.strip().splitlines()
@@ -49,15 +51,17 @@ def test_a_day_stopped_after_publishing_is_refused_until_rerun(
     assert verdicts(ctx["2026-11-03"])["new"]["verdict"] == "unique"
 
 
-def test_a_stage_after_a_deploy_reruns_the_day_from_the_first_stage(
+def test_a_stage_after_a_deploy_fails_saying_how_to_rerun_the_day(
     spark: Any, tmp_path: Path
 ) -> None:
     """The DAG runs one stage per task: when the day's earlier stages were written by
     other code (here the stamp an older version left; a real deploy between two tasks
-    cannot happen inside one test process), the stage reruns them instead of mixing."""
+    cannot happen inside one test process), the stage fails in one line naming them and
+    how to rerun the day, runs no other stage's work and writes nothing."""
     import json
 
     from crawldedup.code_version import code_version
+    from crawldedup.pipeline.stages import StageFailed
 
     cfg = Config().replace(**{"spark.shuffle_partitions": 4, "bloom.capacity_docs": 1000})
     day = write_day(
@@ -75,17 +79,13 @@ def test_a_stage_after_a_deploy_reruns_the_day_from_the_first_stage(
     assert stamped["code"] == code_version()
     stats.write_text(json.dumps({**stamped, "code": "0123456789ab"}))  # an older version's
     lines: list[str] = []
-    run_day(spark, ctx, lines.append, stages=("publish",))
-    assert "rerunning the day's stages from fingerprint" in lines[0], lines
-    assert [ln.split()[2] for ln in lines[1:]] == [
-        "fingerprint",
-        "bloom",
-        "candidates",
-        "similarity",
-        "publish",
-    ]
-    assert all(
-        json.loads((ctx.work / "stats" / f"{s}.json").read_text())["code"] == code_version()
-        for s in ("fingerprint", "bloom", "candidates", "similarity", "publish")
-    )
+    with pytest.raises(StageFailed) as failed:
+        run_day(spark, ctx, lines.append, stages=("publish",))
+    message = str(failed.value)
+    assert len(message.splitlines()) == 1, message
+    assert "fingerprint output was written by other code" in message, message
+    assert "rerun the whole day (crawldedup run --date 2026-11-01" in message, message
+    assert lines == [] and not (ctx.work / "stats" / "publish.json").exists()
+    # The whole day rerun (as the message says) goes through.
+    run_day(spark, ctx)
     assert verdicts(ctx)["copy"]["duplicate_of"] == "orig"

@@ -11,13 +11,10 @@ import pytest
 from crawldedup.config import Config
 from crawldedup.pipeline import (
     bloom_stage,
-    candidates_stage,
     fingerprint_stage,
-    publish_stage,
-    report_stage,
-    similarity_stage,
 )
 from crawldedup.pipeline.context import DayContext
+from crawldedup.pipeline.stages import run_day
 from crawldedup.rules import RULES
 from crawldedup.store import open_store
 
@@ -59,9 +56,8 @@ def rec(i: str, content: str, t: str, title: str = "标题", url: str = "") -> d
 
 
 def run_all(spark: Any, ctx: DayContext) -> dict[str, Any]:
-    for mod in (fingerprint_stage, bloom_stage, candidates_stage, similarity_stage, publish_stage):
-        mod.run(spark, ctx)
-    return report_stage.run(spark, ctx)
+    """The day's stages in the registry's order, through the one runner."""
+    return run_day(spark, ctx)
 
 
 def verdicts(ctx: DayContext) -> dict[str, dict[str, Any]]:

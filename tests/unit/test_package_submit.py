@@ -80,7 +80,8 @@ def test_the_report_job_runs_from_the_zip_alone(project_zip: Path, tmp_path: Pat
     # As submit_day runs it (and as spark-submit starts a job's driver: the --py-files
     # come first on the driver's PYTHONPATH), the CLI is imported from the zip.
     job = JOBS / "report.py"
-    argv = [str(job), "--date", "2026-11-01", "--home", str(tmp_path / "home")]
+    # A dry run: the report of a day never committed needs no store.
+    argv = [str(job), "--date", "2026-11-01", "--home", str(tmp_path / "home"), "--dry-run"]
     code = NO_EDITABLE + (
         "import runpy, crawldedup.cli\n"
         f"assert crawldedup.cli.__file__.startswith({str(project_zip)!r})\n"

@@ -1,16 +1,21 @@
-"""The stage registry is the one list: the runners, the CLI, the jobs and the args follow it."""
+"""The stages declare what they read and write; every order is derived from that: the
+CLI's, the runners', the jobs', the submit helper's and the Airflow DAG's edges."""
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
 
+from crawldedup.config import Config
 from crawldedup.stage_registry import (
     DEDUP_STAGES,
     NAMES,
-    SPARK_STAGES,
-    day_stages,
+    STAGES,
+    _producers,
+    dag_edges,
+    plan,
     stage,
     stage_argv,
 )
@@ -18,22 +23,82 @@ from crawldedup.stage_registry import (
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def test_order_and_derived_lists() -> None:
-    assert NAMES == (
+def _with(section: str, **values: object) -> Config:
+    cfg = Config()
+    return dataclasses.replace(
+        cfg, **{section: dataclasses.replace(getattr(cfg, section), **values)}
+    )
+
+
+CONFIGS = {
+    "default": Config(),
+    "topic library": _with("relevance", library="config/topics.example.yaml"),
+    "tag_tfidf cosine": _with("cascade", cosine_weights="tag_tfidf"),
+    "seed profile": _with("cascade", profile="seed"),
+}
+
+
+def test_each_stage_comes_after_the_stages_whose_data_it_reads() -> None:
+    made = _producers()
+    for name, cfg in CONFIGS.items():
+        order = plan(cfg)
+        for i, s in enumerate(order):
+            for d in stage(s).reads(cfg):
+                if d in made and made[d] in order:
+                    assert order.index(made[d]) < i, (name, s, d)
+    assert DEDUP_STAGES == (
         "fingerprint",
-        "relevance",
         "bloom",
         "candidates",
         "similarity",
         "publish",
+        "commit",
         "report",
     )
-    assert DEDUP_STAGES == ("fingerprint", "bloom", "candidates", "similarity", "publish", "report")
-    assert SPARK_STAGES == ("fingerprint", "bloom", "candidates", "similarity", "publish")
-    assert day_stages() == DEDUP_STAGES
-    assert day_stages(frozenset({"relevance"}))[:2] == ("fingerprint", "relevance")
+    # The tag-weighted cosine reads the relevance stage's vectors: that stage runs first.
+    tag = plan(CONFIGS["tag_tfidf cosine"])
+    assert "relevance" in tag and tag.index("relevance") < tag.index("similarity")
+    assert "relevance" not in plan(CONFIGS["seed profile"])
     with pytest.raises(ValueError, match="known"):
         stage("dedupe")
+
+
+def test_no_data_is_written_by_two_stages_and_commit_is_not_the_report() -> None:
+    assert len(_producers()) == sum(len(s.writes) for s in STAGES)
+    # Committing the day (its complete mark) is a step of its own, before the report.
+    assert DEDUP_STAGES.index("publish") < DEDUP_STAGES.index("commit")
+    assert DEDUP_STAGES.index("commit") < DEDUP_STAGES.index("report")
+    assert not stage("commit").spark and not stage("report").spark
+
+
+def _reachable(edges: list[tuple[str, str]], start: str) -> set[str]:
+    seen: set[str] = set()
+    todo = [start]
+    while todo:
+        n = todo.pop()
+        for up, down in edges:
+            if up == n and down not in seen:
+                seen.add(down)
+                todo.append(down)
+    return seen
+
+
+def test_the_dag_edges_allow_exactly_the_cli_order_for_every_configuration() -> None:
+    edges = dag_edges()
+    names = {n for e in edges for n in e}
+    assert names == set(NAMES)
+    for label, cfg in CONFIGS.items():
+        order = plan(cfg)
+        # The CLI's order is a topological order of the DAG's tasks that run.
+        for up, down in edges:
+            if up in order and down in order:
+                assert order.index(up) < order.index(down), (label, up, down)
+        # Whatever a stage reads under this configuration is upstream of it in the DAG.
+        made = _producers()
+        for s in order:
+            for d in stage(s).reads(cfg):
+                if d in made:
+                    assert s in _reachable(edges, made[d]), (label, s, d)
 
 
 def test_runners_cli_choices_and_job_files_follow_the_registry() -> None:
@@ -41,7 +106,7 @@ def test_runners_cli_choices_and_job_files_follow_the_registry() -> None:
     from crawldedup.pipeline.stages import RUNNERS
 
     assert tuple(RUNNERS) == NAMES
-    # One spark-submit entry point per stage that has a task of its own.
+    # One entry point per stage: spark-submit for the Spark ones, python for the others.
     jobs = {p.stem for p in (ROOT / "jobs").glob("*.py")}
     assert jobs == set(NAMES)
     for name in NAMES:
