@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import tomllib
+import typing
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -52,7 +53,7 @@ class ConfigError(ValueError):
 class FingerprintConfig:
     head_chars: int = 100
     tail_chars: int = 100
-    tokenizer: str = "char"  # "char" (docs/algorithm.md#cosine) or "jieba"
+    tokenizer: Literal["char", "jieba"] = "char"  # docs/algorithm.md#cosine
     title_noise_words: tuple[str, ...] = DEFAULT_NOISE_WORDS
     # Titles that normalize to fewer characters than this are too generic to key on.
     min_title_chars: int = 2
@@ -63,7 +64,8 @@ class SimhashConfig:
     # Hamming distance at most this many bits; the index splits the 64 bits into
     # max_distance + 1 blocks (pigeonhole: a near copy matches at least one block).
     max_distance: int = 3
-    features: str = "shingles"  # "shingles" (character n-grams), "terms" (cosine terms), "jieba"
+    # "shingles" (character n-grams), "terms" (cosine terms), "jieba"
+    features: Literal["shingles", "terms", "jieba"] = "shingles"
     shingle_size: int = 3
     # Shorter documents (normalized characters) get no SimHash index keys: a notice or a
     # poem has too few shingles for 64 bits to tell a filled-in template (another date,
@@ -106,7 +108,7 @@ class CascadeConfig:
     # How a candidate is verified (docs/algorithm.md#verification): "shingles" (Jaccard
     # or containment of the term shingles, from the bottom-k sketches) or "seed" (the
     # character cosine strictly above ``threshold``, as the four-key paper has it).
-    profile: str = "shingles"
+    profile: Literal["shingles", "seed"] = "shingles"
     threshold: float = 0.9
     rules: tuple[str, ...] = RULES
     # "shingles": a candidate is a copy when the shingle Jaccard is at least
@@ -129,7 +131,7 @@ class CascadeConfig:
     partial_containment: float = 0.9
     # Vectors of the cascade's cosine: "tf" (raw term frequencies, docs/algorithm.md#cosine) or
     # "tag_tfidf" (tf · idf · Twf, docs/relevance.md, from the relevance stage's vectors).
-    cosine_weights: str = "tf"
+    cosine_weights: Literal["tf", "tag_tfidf"] = "tf"
     # The shingles profile decides without the cosine, so by default it is not computed
     # (work/scores.similarity is null, and term vectors stay out of the pairs). true
     # computes it anyway, for threshold studies (benchmarks/quality.py's cosine curve).
@@ -147,7 +149,7 @@ class RelevanceConfig:
     library: str = ""
     # How pages are scored: "semantic" (tag-weighted TF-IDF plus the library's atoms),
     # "tag_tfidf" or "tfidf" (keywords only).
-    mode: str = "semantic"
+    mode: Literal["semantic", "tag_tfidf", "tfidf"] = "semantic"
     # Links kept per topic and day in the crawl frontier.
     max_links: int = 1000
 
@@ -158,7 +160,7 @@ class BloomConfig:
     # Where the day's filters come from: "blocks" (the filter blocks the store keeps,
     # each day's keys OR-ed in when it is published: the cost does not grow with the
     # index) or "scan" (every index row scanned, the filters sized for what was found).
-    source: str = "blocks"
+    source: Literal["blocks", "scan"] = "blocks"
     # "blocks": a rule's filters are sized for the keys of this many documents (one key
     # each; lsh.bands and simhash.max_distance + 1 for the multi-key rules), split evenly
     # over its key ranges; the size stays fixed so that days can be OR-ed together. An
@@ -205,7 +207,7 @@ class LimitsConfig:
 class OutputConfig:
     # Per day, the ids a downstream system should delete (the day's duplicates, with
     # their canonical): "" (off), "jsonl" or "parquet", under HOME/deletions/dt=D/.
-    delete_list: str = ""
+    delete_list: Literal["", "jsonl", "parquet"] = ""
 
 
 @dataclass(frozen=True)
@@ -222,7 +224,6 @@ class GateConfig:
 
 
 ExtractEngine = Literal["resiliparse", "trafilatura"]
-EXTRACT_ENGINES: tuple[str, ...] = ("resiliparse", "trafilatura")
 
 
 @dataclass(frozen=True)
@@ -230,7 +231,8 @@ class ExtractConfig:
     """How the main text and title of an ``html`` record are extracted."""
 
     # "resiliparse" (C++, made for web archives; the default) or "trafilatura" (the
-    # optional extra ``crawldedup[trafilatura]``; about 25x slower a page).
+    # optional extra ``crawldedup[trafilatura]``; several times slower a page:
+    # docs/benchmarks.md).
     engine: ExtractEngine = "resiliparse"
 
 
@@ -266,20 +268,14 @@ class Config:
         fp = self.fingerprint
         _check(fp.head_chars > 0, "fingerprint.head_chars must be > 0")
         _check(fp.tail_chars > 0, "fingerprint.tail_chars must be > 0")
-        _check(fp.tokenizer in ("char", "jieba"), "fingerprint.tokenizer must be 'char' or 'jieba'")
         sh = self.simhash
         _check(0 <= sh.max_distance <= 15, "simhash.max_distance must be in 0..15")
-        _check(
-            sh.features in ("shingles", "terms", "jieba"),
-            "simhash.features must be 'shingles', 'terms' or 'jieba'",
-        )
         _check(1 <= sh.shingle_size <= 16, "simhash.shingle_size must be in 1..16")
         _check(sh.min_chars >= 0, "simhash.min_chars must be >= 0")
         _check(0.0 <= sh.min_jaccard <= 1.0, "simhash.min_jaccard must be in [0, 1]")
         _check(8 <= sh.sketch_size <= 4096, "simhash.sketch_size must be in 8..4096")
         _check(0.0 < self.cascade.threshold <= 1.0, "cascade.threshold must be in (0, 1]")
         c = self.cascade
-        _check(c.profile in ("shingles", "seed"), "cascade.profile must be 'shingles' or 'seed'")
         for name in (
             "min_jaccard",
             "min_containment",
@@ -299,21 +295,12 @@ class Config:
             0.0 < self.cascade.partial_containment <= 1.0,
             "cascade.partial_containment must be in (0, 1]",
         )
-        _check(
-            self.cascade.cosine_weights in ("tf", "tag_tfidf"),
-            "cascade.cosine_weights must be 'tf' or 'tag_tfidf'",
-        )
-        _check(
-            self.relevance.mode in ("semantic", "tag_tfidf", "tfidf"),
-            "relevance.mode must be 'semantic', 'tag_tfidf' or 'tfidf'",
-        )
         _check(self.relevance.max_links >= 1, "relevance.max_links must be >= 1")
         unknown = [r for r in self.cascade.rules if r not in RULES]
         _check(not unknown, f"cascade.rules: unknown rule(s) {unknown}; known: {list(RULES)}")
         _check(0.0 < self.bloom.error_rate < 1.0, "bloom.error_rate must be in (0, 1)")
         _check(self.bloom.min_capacity >= 1, "bloom.min_capacity must be >= 1")
         _check(self.bloom.capacity_docs >= 1, "bloom.capacity_docs must be >= 1")
-        _check(self.bloom.source in ("blocks", "scan"), "bloom.source must be 'blocks' or 'scan'")
         _check(1 <= self.bloom.scan_splits <= 256, "bloom.scan_splits must be in 1..256")
         _check(self.bloom.max_broadcast_bytes >= 0, "bloom.max_broadcast_bytes must be >= 0")
         lim = self.limits
@@ -323,10 +310,6 @@ class Config:
         _check(lim.store_batch_size >= 1, "limits.store_batch_size must be >= 1")
         _check(lim.max_driver_edges >= 0, "limits.max_driver_edges must be >= 0")
         _check(0 <= lim.min_rerun_share <= 1, "limits.min_rerun_share must be between 0 and 1")
-        _check(
-            self.output.delete_list in ("", "jsonl", "parquet"),
-            "output.delete_list must be '', 'jsonl' or 'parquet'",
-        )
         _check(self.spark.shuffle_partitions >= 1, "spark.shuffle_partitions must be >= 1")
         g = self.gate
         _check(
@@ -337,10 +320,13 @@ class Config:
             "gate.duplicate_rate_tolerance must be in [0, 1]",
         )
         _check(1 <= g.trailing_days <= 366, "gate.trailing_days must be in 1..366")
-        _check(
-            self.extract.engine in EXTRACT_ENGINES,
-            f"extract.engine must be one of {list(EXTRACT_ENGINES)}: {self.extract.engine!r}",
-        )
+        for section, cls in _SECTIONS.items():
+            for name, choices in _choices(cls).items():
+                value = getattr(getattr(self, section), name)
+                _check(
+                    value in choices,
+                    f"{section}.{name} must be one of {list(choices)}: {value!r}",
+                )
         return self
 
     def replace(self, **changes: Any) -> Config:
@@ -359,6 +345,16 @@ class Config:
             else:
                 cfg = dataclasses.replace(cfg, **{section: value})
         return cfg.validate()
+
+
+def _choices(cls: type[Any]) -> dict[str, tuple[Any, ...]]:
+    """The section's fields typed ``Literal[...]``, with their allowed values."""
+    hints = typing.get_type_hints(cls)
+    return {
+        f.name: typing.get_args(hints[f.name])
+        for f in dataclasses.fields(cls)
+        if typing.get_origin(hints[f.name]) is Literal
+    }
 
 
 def _check(ok: bool, message: str) -> None:
@@ -457,11 +453,30 @@ def build_config(
     if store_url:
         cfg = cfg.replace(store_url=store_url)
     for key, value in overrides:
-        try:
-            cfg = cfg.replace(**{key: value})
-        except (TypeError, AttributeError) as exc:
-            raise ConfigError(f"--set {key}: {exc}") from None
+        cfg = cfg.replace(**dict([_checked_override(key, value)]))
     return cfg
+
+
+def _checked_override(key: str, value: Any) -> tuple[str, Any]:
+    """A ``--set`` item through the file loader's checks: a known section and key, the
+    key's type (ints where floats go, lists of strings); the value as the file would give."""
+    section, _, name = key.partition(".")
+    if not name:
+        if section == "store_url" and isinstance(value, str):
+            return key, value
+        raise ConfigError(
+            f"--set {key}: not a key; known: store_url or SECTION.KEY with SECTION in "
+            f"{sorted(_SECTIONS)}"
+        )
+    cls = _SECTIONS.get(section)
+    if cls is None:
+        raise ConfigError(f"--set {key}: unknown section [{section}]; known: {sorted(_SECTIONS)}")
+    raw = list(value) if isinstance(value, tuple) else value
+    try:
+        built = _build_section(section, cls, {name: raw})
+    except ConfigError as exc:
+        raise ConfigError(f"--set {key}: {exc}") from None
+    return key, getattr(built, name)
 
 
 def load_config(path: str | Path | None) -> Config:

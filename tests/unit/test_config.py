@@ -1,3 +1,5 @@
+import re
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -71,6 +73,50 @@ def test_build_config_is_file_then_store_then_overrides(
     assert parse_override("spark.master=local[2]") == ("spark.master", "local[2]")
     with pytest.raises(ConfigError, match="KEY=VALUE"):
         parse_override("novalue")
+
+
+@pytest.mark.parametrize(
+    ("item", "message"),
+    [
+        ("cascade.threshold=abc", "cascade.threshold must be float, got str"),
+        ("bloom.capacity_docs=1.5", "bloom.capacity_docs must be int, got float"),
+        ("boilerplate.enabled=1", "boilerplate.enabled must be bool, got int"),
+        ("cascade.rules=[1, 2]", "cascade.rules must be a list of strings"),
+        ("cascade.rulez=1", "unknown key 'rulez'"),
+        ("cache.size=1", "unknown section [cache]"),
+        ("threshold=0.8", "not a key"),
+    ],
+)
+def test_set_goes_through_the_file_loaders_checks(item: str, message: str) -> None:
+    """--set (and the DAG's overrides) are checked as a config file's values are: a value
+    the file would refuse is refused, naming the key, not stored with the wrong type."""
+    from crawldedup.config import build_config, parse_override
+
+    with pytest.raises(ConfigError, match=re.escape(message)) as refused:
+        build_config(None, None, [parse_override(item)])
+    assert str(refused.value).startswith(f"--set {item.partition('=')[0]}:")
+    # A file with the same value is refused by the same check.
+    section, _, key = item.partition("=")[0].partition(".")
+    if key and section != "cache" and key != "rulez":
+        value = item.partition("=")[2]
+        if isinstance(parse_override(item)[1], str):  # a bare word: a string to --set
+            value = f'"{value}"'
+        with pytest.raises(ConfigError, match=re.escape(message)):
+            from crawldedup.config import config_from_dict
+
+            config_from_dict(tomllib.loads(f"[{section}]\n{key} = {value}\n"))
+
+
+def test_set_accepts_what_the_file_accepts() -> None:
+    from crawldedup.config import build_config, parse_override
+
+    cfg = build_config(
+        None,
+        None,
+        [parse_override(x) for x in ("cascade.min_jaccard=1", "spark.master=local[2]")],
+    )
+    assert cfg.cascade.min_jaccard == 1.0 and isinstance(cfg.cascade.min_jaccard, float)
+    assert cfg.spark.master == "local[2]"
 
 
 def test_gate_section_is_validated(tmp_path: Path) -> None:
