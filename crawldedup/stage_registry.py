@@ -227,6 +227,22 @@ def plan(cfg: Config) -> tuple[str, ...]:
     return _order([s.name for s in STAGES if s.enabled(cfg)], cfg)
 
 
+def upstream(name: str, cfg: Config) -> tuple[str, ...]:
+    """The stages whose outputs ``name`` reads under ``cfg``, directly or through others,
+    in plan order: the work a stage run on its own must find written by the same code."""
+    order = plan(cfg)
+    made = {d: p for d, p in _producers().items() if p in order}
+    seen: set[str] = set()
+    todo = [name]
+    while todo:
+        for d in stage(todo.pop()).reads(cfg):
+            p = made.get(d)
+            if p is not None and p != name and p not in seen:
+                seen.add(p)
+                todo.append(p)
+    return tuple(n for n in order if n in seen)
+
+
 DEDUP_STAGES: tuple[str, ...] = plan(Config())
 """The stages of a day under the default configuration, in order."""
 

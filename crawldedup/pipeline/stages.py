@@ -25,7 +25,7 @@ from crawldedup.pipeline import (
     similarity_stage,
 )
 from crawldedup.pipeline.context import DayContext
-from crawldedup.stage_registry import DEDUP_STAGES, NAMES, plan
+from crawldedup.stage_registry import DEDUP_STAGES, NAMES, plan, upstream
 from crawldedup.stage_registry import stage as registry_stage
 from crawldedup.store import open_store
 
@@ -132,12 +132,12 @@ def preflight(ctx: DayContext, stages: tuple[str, ...]) -> None:
 
 
 def stale_earlier_stages(ctx: DayContext, stages: tuple[str, ...]) -> list[str]:
-    """The day's stages before ``stages[0]`` whose outputs carry another code stamp."""
-    order = day_stages(ctx.cfg)
-    if not stages or stages[0] not in order:
+    """The stages whose outputs ``stages[0]`` reads (directly or through others) that
+    carry another code stamp than this code's."""
+    if not stages or stages[0] not in day_stages(ctx.cfg):
         return []
     current = code_version()
-    earlier = order[: order.index(stages[0])]
+    earlier = upstream(stages[0], ctx.cfg)
     return [s for s in earlier if (st := ctx.read_stats(s)) and st.get("code") != current]
 
 

@@ -131,3 +131,15 @@ def test_stage_argv_adds_input_only_where_the_stage_reads_it() -> None:
     ]
     with pytest.raises(ValueError, match="input folder"):
         stage_argv("relevance", **kw)
+
+
+def test_a_stage_checks_the_code_stamps_of_what_it_reads_only() -> None:
+    """A stage run on its own compares the code stamps of the stages it reads from:
+    bloom (earlier days only) does not wait for, nor check, fingerprint."""
+    from crawldedup.stage_registry import upstream
+
+    assert upstream("fingerprint", Config()) == upstream("bloom", Config()) == ()
+    assert upstream("candidates", Config()) == ("fingerprint", "bloom")
+    assert "relevance" in upstream("similarity", CONFIGS["tag_tfidf cosine"])
+    assert "relevance" not in upstream("similarity", CONFIGS["topic library"])
+    assert upstream("report", Config())[-1] == "commit"
