@@ -2,8 +2,8 @@
 the CLI's order, ``run_day``, the submit helper, the Airflow DAG's edges and the
 ``jobs/`` entry points are derived from.
 
-A stage is placed after every stage that writes something it reads (``plan``); the DAG's
-edges are the same relation over every stage a configuration can enable (``dag_edges``).
+A stage is placed after every stage that writes something it reads (``plan``); the DAG
+chains every stage a configuration can enable in the same kind of order (``dag_edges``).
 Adding a stage means declaring it here with its data, writing its runner (a function
 ``run(spark, ctx) -> stats`` registered in :mod:`crawldedup.pipeline.stages`) and its
 ``jobs/NAME.py`` entry point; its place in the CLI and the DAG follows.
@@ -14,6 +14,7 @@ Pure (no pyspark): the DAG imports it while parsing. What each stage computes is
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal
@@ -248,29 +249,12 @@ DEDUP_STAGES: tuple[str, ...] = plan(Config())
 
 
 def dag_edges() -> list[tuple[str, str]]:
-    """(upstream, downstream) task pairs of every stage a configuration can enable: a
-    stage follows each stage that writes what it may read, without the edges that
-    others already imply. A DAG built from these runs, for every configuration, an order
-    that ``plan`` also allows (disabled stages are skipped)."""
-    names = list(_order(NAMES, None))
-    made = _producers()
-    direct = {n: {made[d] for d in stage(n).reads(None) if d in made} - {n} for n in names}
-
-    def above(n: str) -> set[str]:
-        seen: set[str] = set()
-        todo = list(direct[n])
-        while todo:
-            u = todo.pop()
-            if u not in seen:
-                seen.add(u)
-                todo.extend(direct[u])
-        return seen
-
-    edges = []
-    for n in names:
-        implied = set().union(*(above(u) for u in direct[n])) if direct[n] else set()
-        edges += [(u, n) for u in names if u in direct[n] - implied]
-    return edges
+    """(upstream, downstream) task pairs of every stage a configuration can enable, in the
+    order their data allow (``plan`` over all stages): a chain, since the stages of a day
+    share the home's and the store's run locks and run one at a time. Every stage comes
+    after each stage that writes what it may read (tested); a disabled stage is skipped."""
+    names = _order(NAMES, None)
+    return list(itertools.pairwise(names))
 
 
 def stage_argv(

@@ -364,7 +364,8 @@ with DAG(
         execution_timeout=timedelta(minutes=30),
         doc_md="Runs the report stage in Python (no Spark needed): writes "
         "`work/dt=D/report.json` and the store's `days` row, with the parameters the day was "
-        "committed with (read from the store, never this run's conf), pushes the day's counts to XCom "
+        "committed with (read from the store, never this run's conf), pushes the day's "
+        "counts to XCom "
         "(`counts`, and the return value), then applies the data-quality gate: fails with "
         "the reason when the day had no input documents, when the quarantined share is above "
         "`max_quarantined_share`, or when the duplicate rate is further than "

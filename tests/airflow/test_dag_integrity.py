@@ -49,6 +49,7 @@ if dag is not None:
                     "depends_on_past": t.depends_on_past,
                     "backoff": t.retry_exponential_backoff,
                     "mode": getattr(t, "mode", None),
+                    "trigger_rule": getattr(t.trigger_rule, "value", t.trigger_rule),
                     "conn_id": getattr(t, "_conn_id", None),
                     "application": getattr(t, "application", None)}
         for t in dag.tasks}
@@ -155,16 +156,19 @@ def test_dag_settings(parsed: dict[str, Any]) -> None:
 
 
 def test_exact_task_edges(parsed: dict[str, Any]) -> None:
-    """The DAG's edges are the stages' declared data edges (crawldedup.stage_registry),
-    the optional relevance stage behind its short-circuit, every first stage behind the
-    sensor."""
+    """The DAG's edges are the registry's (crawldedup.stage_registry.dag_edges, derived from
+    the stages' declared data), the optional relevance stage behind its short-circuit, the
+    first stage behind the sensor."""
     edges = {(a, b) for a, t in parsed["tasks"].items() for b in t["downstream"]}
     declared = set(dag_edges())
     via_gate = {(u, d) for u, d in declared if d == "relevance"}
     expected = (declared - via_gate) | {(u, "relevance_enabled") for u, _ in via_gate}
-    expected |= {("relevance_enabled", "relevance")}
-    expected |= {("wait_for_crawl", "fingerprint"), ("wait_for_crawl", "bloom")}
+    expected |= {("relevance_enabled", "relevance"), ("wait_for_crawl", "fingerprint")}
     assert edges == expected
+    # The stage after a skipped relevance still runs; the others need success.
+    rules = {k: t["trigger_rule"] for k, t in parsed["tasks"].items()}
+    assert rules["bloom"] == rules["report"] == "none_failed"
+    assert rules["similarity"] == rules["commit"] == "all_success"
     types = {k: t["type"] for k, t in parsed["tasks"].items()}
     assert types["relevance_enabled"] == "_ShortCircuitDecoratedOperator"
     assert types["relevance"] == "CrawlDayStage"

@@ -87,6 +87,8 @@ def test_the_dag_edges_allow_exactly_the_cli_order_for_every_configuration() -> 
     edges = dag_edges()
     names = {n for e in edges for n in e}
     assert names == set(NAMES)
+    # One chain: a day's stages share the home's and the store's run locks.
+    assert len(edges) == len(NAMES) - 1 and len({u for u, _ in edges}) == len(edges)
     for label, cfg in CONFIGS.items():
         order = plan(cfg)
         # The CLI's order is a topological order of the DAG's tasks that run.
