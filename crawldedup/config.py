@@ -187,7 +187,7 @@ class LimitsConfig:
     max_postings_per_key: int = 32
     # A guard against garbage, not a page size: a record (JSON line, Parquet row, WARC
     # body) over this many bytes is quarantined as too_large before anything reads it.
-    # Ordinary news pages of 1-10 MB of HTML pass; a 10 MB page extracts in 1-3 s.
+    # Ordinary news pages of 1-10 MB of HTML pass (docs/benchmarks.md has extraction costs).
     max_record_bytes: int = 64 * 1024 * 1024
     # The usable size: a document whose text (plain content, or the text extracted from
     # its HTML) has more characters than this is quarantined as too_large. 2,000,000

@@ -88,8 +88,8 @@ def text_simhash(normalized: str, size: int = 3) -> int:
 
     Every occurrence of a shingle votes once, so repeated shingles weigh by their
     count. Shingle hashes come from the code points through splitmix64, which is
-    stable across processes (unlike ``hash()``) and about 100× faster than hashing
-    each shingle string.
+    stable across processes (unlike ``hash()``) and far cheaper than hashing each
+    shingle string.
     """
     return _simhash_of_hashes(shingle_hashes(normalized, size)) if normalized else 0
 

@@ -85,7 +85,7 @@ def _premap_fullwidth(text: str) -> str:
     """Replace full-width ASCII forms and the ideographic space by NFKC's own mapping.
 
     Chinese text is full of full-width punctuation (，：！？（）), which fails NFKC's
-    quick check and sends the whole string down the slow path (~150 µs per 2 KB).
+    quick check and sends the whole string down its slow path.
     These characters decompose to single ASCII starters that compose with nothing
     before them, so mapping them first leaves NFKC's result unchanged (a property
     test checks this) while the quick check then usually passes.

@@ -17,9 +17,10 @@ the real-text set (``benchmarks/extraction.py``) that is 22 % of the extracted 5
    ``<h1>``) when that line is among the first few.
 
 The lxml fallbacks this module held before (template cleaning, densest block, a
-container's own text in place of the engine's) cost 2.1 ms a page on top of resiliparse
-and left more template (2.4 %), a lower recall (0.987 against 0.998) and 10 of 960 pages
-empty: deleted. ``python -m benchmarks.extraction --legacy-fallbacks FILE`` measures them.
+container's own text in place of the engine's) cost time on top of resiliparse and left
+more template, a lower recall and some pages empty: deleted.
+``python -m benchmarks.extraction --legacy-fallbacks FILE`` measures them
+(docs/benchmarks.md).
 """
 
 from __future__ import annotations

@@ -251,7 +251,7 @@ def rebuild(
         return rule, i, keys, capacity, len(data)
 
     # Reading a stored block is a few milliseconds: one task per core, where a task per
-    # block cost each block a Python task's round trip (24 blocks: ~1 s on two cores).
+    # block cost each block a Python task's round trip.
     # Scanning an index range is the heavy path: one task per range.
     slices = spark.sparkContext.defaultParallelism if read_blocks else None
     built = sc_parallel_map(spark, tasks, build, slices)
