@@ -35,10 +35,6 @@ JSONL_SUFFIXES = (".jsonl", ".ndjson", ".json")
 PARQUET_SUFFIXES = (".parquet",)
 WARC_SUFFIXES = (".warc",)
 COMPRESSIONS = {".gz": "gzip", ".bz2": "bz2"}
-SUFFIXES = (
-    tuple(s + c for s in JSONL_SUFFIXES + WARC_SUFFIXES for c in ("", *COMPRESSIONS))
-    + PARQUET_SUFFIXES
-)
 
 # Why a file of the day folder is not read (``skipped_files`` in the day's stats).
 SKIP_SYMLINK = "symlink"  # a symbolic link (to a file or a folder): never followed

@@ -91,15 +91,4 @@ CANDIDATE_SIDE = _s(
     ("cand_length", IntegerType(), True),  # null in rows stored before the length was
 )
 
-DECISIONS = _s(
-    ("id", StringType(), False),
-    ("verdict", StringType(), False),
-    ("rule", StringType(), True),
-    ("duplicate_of", StringType(), True),
-    ("similarity", DoubleType(), True),
-    # exact, jaccard, containment or cosine; boilerplate_only for a page that is nothing
-    # but its host's boilerplate (only its exact key was looked up)
-    ("measure", StringType(), True),
-)
-
 TYPES = _s(("id", StringType(), False), ("type", StringType(), False))

@@ -28,8 +28,6 @@ from typing import Any
 
 from crawldedup_demo import _data
 
-LABELS: tuple[str, ...] = ("on", "keyword_off", "unrelated")
-
 PageSpec = tuple[str, tuple[str, ...], tuple[str, ...]]  # (title pattern, terms, sentences)
 
 
