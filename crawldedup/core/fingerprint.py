@@ -403,17 +403,6 @@ def _blocks(max_distance: int) -> tuple[tuple[int, int, int, int], ...]:
     return tuple(out)
 
 
-def shingles(normalized: str, size: int = 3) -> dict[str, int]:
-    """Character shingles of normalized text with counts (SimHash features)."""
-    if len(normalized) <= size:
-        return {normalized: 1} if normalized else {}
-    out: dict[str, int] = {}
-    for i in range(len(normalized) - size + 1):
-        s = normalized[i : i + size]
-        out[s] = out.get(s, 0) + 1
-    return out
-
-
 @dataclass(frozen=True)
 class Fingerprints:
     """Keys are md5 hex strings, or None when the part is empty or too generic."""
