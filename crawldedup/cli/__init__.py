@@ -509,7 +509,3 @@ def _one_line(exc: BaseException) -> str:
             f"the disk is full (no space left on device): free space, then rerun the day ({line})"
         )
     return line
-
-
-if __name__ == "__main__":
-    sys.exit(main())
