@@ -141,6 +141,35 @@ def stale_earlier_stages(ctx: DayContext, stages: tuple[str, ...]) -> list[str]:
     return [s for s in earlier if (st := ctx.read_stats(s)) and st.get("code") != current]
 
 
+# What the stages after fingerprint report on a day with nothing to judge: they run no
+# Spark job (an empty day costs little more than Spark's own start).
+NOTHING_TO_JUDGE: dict[str, dict[str, Any]] = {
+    "relevance": {"skipped": "no documents"},
+    "candidates": {
+        "candidates": {},
+        "bloom": {"probes": 0, "hits": 0, "false_positives": 0, "partitioned_rules": []},
+        "store": {"round_trips": 0, "rows_read": 0},
+    },
+    "similarity": {"pairs_scored": 0, "verdicts": {"unique": 0}, "types": {}, "store": {}},
+    "publish": {
+        "groups_with_duplicates_today": 0,
+        "postings_written": 0,
+        "retracted_rows": 0,
+        "store": {"cells_written": 0},
+    },
+}
+
+
+def nothing_to_judge(ctx: DayContext) -> bool:
+    """The day has no document (none read, or all quarantined), the store holds nothing of
+    it (never published, nothing half-written) and no delete list is asked for: the stages
+    after fingerprint have no input and nothing to replace."""
+    if ctx.cfg.output.delete_list or ctx.read_stats("fingerprint").get("documents") != 0:
+        return False
+    with open_store(ctx.store) as store:
+        return not store.get("days", [ctx.day]).get(ctx.day)
+
+
 class StaleEarlierStages(RuntimeError):
     """A stage run on its own finds the day's earlier work written by other code."""
 
@@ -170,12 +199,19 @@ def run_day(
             ),
         )
     preflight(ctx, stages)
+    empty: bool | None = None  # whether the day has nothing to judge, once fingerprinted
     for i, stage in enumerate(stages, start=1):
         t0 = time.perf_counter()
         if spark is not None:  # names the stage's Spark jobs in the UI and event log
             spark.sparkContext.setJobGroup(stage, f"crawldedup {stage} {ctx.day}")
         try:
-            result = RUNNERS[stage](spark, ctx)  # type: ignore[arg-type]
+            if stage in NOTHING_TO_JUDGE and empty is None:
+                empty = nothing_to_judge(ctx)
+            if stage in NOTHING_TO_JUDGE and empty:
+                result = {**NOTHING_TO_JUDGE[stage], "seconds": 0.0, "nothing_to_judge": True}
+                ctx.write_stats(stage, result)
+            else:
+                result = RUNNERS[stage](spark, ctx)  # type: ignore[arg-type]
         except RerunRefused:
             raise  # a refusal, not a failure: the CLI exits 2 with its one line
         except Exception as exc:

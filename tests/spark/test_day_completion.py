@@ -89,3 +89,42 @@ def test_a_stage_after_a_deploy_fails_saying_how_to_rerun_the_day(
     # The whole day rerun (as the message says) goes through.
     run_day(spark, ctx)
     assert verdicts(ctx)["copy"]["duplicate_of"] == "orig"
+
+
+def test_a_day_with_nothing_to_judge_runs_no_spark_job_after_fingerprint(
+    spark: Any, tmp_path: Path
+) -> None:
+    """Every record quarantined and the day never published: candidates, similarity and
+    publish say so in their stats and write no work files; the day is committed with 0
+    documents. A published day rerun with nothing left (--replace) takes the full path,
+    which removes its earlier verdicts."""
+    from dataclasses import replace
+
+    from crawldedup.day_state import published_with
+    from crawldedup.store import open_store
+
+    cfg = Config().replace(**{"spark.shuffle_partitions": 4, "bloom.capacity_docs": 1000})
+    home = tmp_path / "home"
+    bad = write_day(tmp_path / "bad", "2026-11-01", ["{not json", '{"id": 1}'])
+    ctx = DayContext(day="2026-11-01", home=home, cfg=cfg, input_dir=bad)
+    run_day(spark, ctx)
+    for name in ("candidates", "similarity", "publish"):
+        assert ctx.read_stats(name)["nothing_to_judge"] is True, name
+    assert not (ctx.work / "candidates").exists() and not (ctx.work / "decisions").exists()
+    assert sum(ctx.read_stats("fingerprint")["quarantined"].values()) == 2
+    with open_store(ctx.store) as store:
+        committed = published_with(store, "2026-11-01")
+    assert committed is not None and committed["documents"] == 0
+    assert verdicts(ctx) == {}
+
+    good = write_day(
+        tmp_path / "good", "2026-11-02", [rec("orig", ARTICLE, "2026-11-02T01:00:00Z", "甲")]
+    )
+    day2 = DayContext(day="2026-11-02", home=home, cfg=cfg, input_dir=good)
+    run_day(spark, day2)
+    assert set(verdicts(day2)) == {"orig"}
+    gone = write_day(tmp_path / "gone", "2026-11-02", ["{not json"])
+    rerun = replace(day2, input_dir=gone, replace=True)
+    run_day(spark, rerun)
+    assert "nothing_to_judge" not in rerun.read_stats("publish")
+    assert verdicts(rerun) == {}
