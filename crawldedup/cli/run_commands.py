@@ -1,0 +1,139 @@
+"""``crawldedup run`` and ``crawldedup stage``: the commands that write a day. They take
+the home's run lock, then the store's, start the Spark session and hand the day to the
+pipeline's stages."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from crawldedup.cli.parser import UsageError, _check_input, _context
+from crawldedup.config import Config
+from crawldedup.run_lock import home_lock
+from crawldedup.stage_registry import stage
+from crawldedup.store_lock import store_lock
+
+if TYPE_CHECKING:
+    from crawldedup.pipeline.context import DayContext
+
+
+class GateFailed(Exception):
+    """The day ran and was published, but failed the data-quality gate: exit 3."""
+
+
+def _progress(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
+
+
+def cmd_run(args: argparse.Namespace, cfg: Config) -> int:
+    from crawldedup.gate import quarantine_failure
+    from crawldedup.pipeline.later_days import rerun_with_later_days
+    from crawldedup.pipeline.spark import build_session
+    from crawldedup.pipeline.stages import day_stages, preflight
+
+    input_dir = _check_input(args.input, args.date)
+    ctx = _context(args, cfg, args.date, input_dir)
+    if cfg.relevance.library:
+        from crawldedup.relevance.library import load_library
+
+        load_library(cfg.relevance.library)  # a bad library exits 2 before Spark starts
+    stages = day_stages(cfg)
+    with home_lock(ctx.home, f"run {ctx.day}"):
+        preflight(ctx, stages)  # an unreachable store fails in a second, not after Spark
+        if not args.replace:
+            _refuse_emptying_a_published_day(ctx, input_dir)
+        later = _later_days(ctx) if args.cascade_later else []
+        with store_lock(ctx.store, f"run {ctx.day}", progress=_progress):
+            _progress(f"[{ctx.day}] starting Spark ({cfg.spark.master}), store {ctx.store}")
+            spark = build_session(cfg, "crawldedup-run")
+            try:
+                reports = rerun_with_later_days(spark, ctx, later, _progress, stages)
+            finally:
+                spark.stop()
+    failures = []
+    for report in reports:
+        _print_report_summary(report)
+        failure = quarantine_failure(report, cfg.gate)
+        if failure:
+            failures.append(failure)
+    if failures:
+        raise GateFailed("; ".join(failures))
+    return 0
+
+
+def _later_days(ctx: DayContext) -> list[Any]:
+    from crawldedup.pipeline.later_days import LaterDaysError, later_days
+
+    try:
+        return later_days(ctx)
+    except LaterDaysError as exc:
+        raise UsageError(f"crawldedup: {exc}") from None
+
+
+def _refuse_emptying_a_published_day(ctx: DayContext, input_dir: Path) -> None:
+    """A rerun replaces the day: from a folder without data files (a crawl not landed yet,
+    a wrong path) it would delete every verdict, document and posting of the day."""
+    from crawldedup.ingest.readers import select_input_files
+    from crawldedup.store import open_store
+
+    if select_input_files(input_dir).files:
+        return
+    with open_store(ctx.store) as store:
+        published = bool(store.get("days", [ctx.day]).get(ctx.day))
+    if published:
+        raise UsageError(
+            f"crawldedup: {input_dir} has no data files but {ctx.day} is published in "
+            f"{ctx.store}; a rerun would remove its verdicts (--replace to do that)"
+        )
+
+
+def _print_report_summary(report: dict[str, Any]) -> None:
+    dups = ", ".join(f"{k} {v}" for k, v in sorted(report["duplicates"].items())) or "none"
+    q = report["quarantined_total"]
+    print(
+        f"{report['day']}: {report['documents']} docs, {report['unique']} unique, "
+        f"{report['duplicates_total']} duplicates ({dups}), {q} quarantined"
+    )
+
+
+def cmd_stage(args: argparse.Namespace, cfg: Config) -> int:
+    from crawldedup.pipeline.spark import build_session
+    from crawldedup.pipeline.stages import preflight, run_day
+
+    if stage(args.name).reads_input:
+        if args.input is None:
+            raise UsageError(f"crawldedup: the {args.name} stage needs --input")
+        args.input = _check_input(args.input, args.date)
+    if args.rebuild_blocks and args.name != "bloom":
+        raise UsageError("crawldedup: --rebuild-blocks belongs to the bloom stage")
+    ctx = _context(args, cfg, args.date, args.input)
+    if args.rebuild_blocks:
+        from crawldedup.pipeline import bloom_stage
+
+        with home_lock(ctx.home, f"bloom rebuild {ctx.day}"):
+            preflight(ctx, ("bloom",))
+            with store_lock(ctx.store, f"bloom rebuild {ctx.day}", progress=_progress):
+                spark = build_session(cfg, "crawldedup-bloom-rebuild")
+                try:
+                    stats = bloom_stage.run(spark, ctx, force_scan=True)
+                finally:
+                    spark.stop()
+        keys = sum(f["keys"] for f in stats["filters"].values())
+        _progress(f"[{ctx.day}] Bloom blocks rebuilt from the index tables: {keys} keys")
+        return 0
+    if not stage(args.name).spark:
+        # Commit and report read counts and write a row: no JVM to start.
+        with home_lock(ctx.home, f"stage {args.name} {ctx.day}"):
+            run_day(None, ctx, _progress, stages=(args.name,))
+        return 0
+    with home_lock(ctx.home, f"stage {args.name} {ctx.day}"):
+        preflight(ctx, (args.name,))
+        with store_lock(ctx.store, f"stage {args.name} {ctx.day}", progress=_progress):
+            spark = build_session(cfg, f"crawldedup-{args.name}")
+            try:
+                run_day(spark, ctx, _progress, stages=(args.name,))
+            finally:
+                spark.stop()
+    return 0
