@@ -25,6 +25,7 @@ from crawldedup.config import Config
 from crawldedup.pipeline import (
     bloom_stage,
     candidates_stage,
+    day_input,
     fingerprint_stage,
     publish_stage,
     similarity_stage,
@@ -203,7 +204,7 @@ def test_a_file_gone_while_read_fails_the_stage_in_one_line_naming_it(
     """The machine's failure, not the file's: no quarantine entry, the run fails."""
     gone = tmp_path / f"dt={DAY}" / "part-00000.jsonl"
     with pytest.raises(Exception) as info:
-        fingerprint_stage.read_and_fingerprint(spark, [str(gone)], cfg, DAY)
+        day_input.read_and_fingerprint(spark, [str(gone)], cfg, DAY)
     line = str(StageFailed("fingerprint", info.value))
     assert line == (
         f"stage fingerprint failed: InputFileError: {gone}: FileNotFoundError: "

@@ -32,7 +32,7 @@ from crawldedup.ingest.readers import (
     select_input_files,
 )
 from crawldedup.ingest.records import QUARANTINE_REASONS, Quarantined, prepare
-from crawldedup.pipeline.fingerprint_stage import (
+from crawldedup.pipeline.day_input import (
     PARSED,
     RAW_KEY,
     _prepare_file,

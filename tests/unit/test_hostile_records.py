@@ -23,7 +23,7 @@ from pyspark.sql.pandas.types import to_arrow_schema
 from crawldedup.config import Config
 from crawldedup.ingest.readers import BOM
 from crawldedup.ingest.records import QUARANTINE_REASONS
-from crawldedup.pipeline.fingerprint_stage import PARSED, _prepare_file, _to_batch
+from crawldedup.pipeline.day_input import PARSED, _prepare_file, _to_batch
 
 CFG = Config()
 DAY = "2026-11-01"

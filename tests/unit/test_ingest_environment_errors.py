@@ -160,7 +160,7 @@ def test_worker_file_loop_raises_and_root_cause_names_the_module(tmp_path: Path)
         import json, sys, traceback
         from crawldedup.config import Config
         from crawldedup.ingest.readers import InputFileError
-        from crawldedup.pipeline.fingerprint_stage import _prepare_file
+        from crawldedup.pipeline.day_input import _prepare_file
         kinds = []
         try:
             cfg = Config().replace(**{"extract.engine": "trafilatura"})

@@ -1,0 +1,180 @@
+"""A host's boilerplate: its template lines learned over the days, and its pages
+fingerprinted again without them.
+
+See docs/algorithm.md#boilerplate. The day's line counts go to ``work/dt=D/host_lines``
+and the hosts where each line is ordinary text to ``work/dt=D/line_hosts``, for the
+publish stage, which adds them to the store.
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+import pyarrow as pa
+from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import functions as F
+
+from crawldedup.config import Config
+from crawldedup.core.boilerplate import is_boilerplate_only, strip_boilerplate
+from crawldedup.ingest.records import fingerprint_fields
+from crawldedup.pipeline.context import DayContext
+from crawldedup.pipeline.store_batches import store_batches, tuple_batches
+from crawldedup.store import Store
+from crawldedup.store.schema import line_hosts_row, served_elsewhere
+
+_EARLIER_LINES = pa.schema(
+    [
+        ("host", pa.string()),
+        ("line", pa.string()),
+        ("earlier", pa.int64()),
+        ("elsewhere", pa.bool_()),
+    ]
+)
+# Hosts where a line was ordinary text (on fewer than min_pages of their pages), written
+# a day (rows ``*|line`` of ``host_lines``): two tell "another host" from "this host".
+LINE_HOSTS = 2
+
+
+def _earlier_line_counts(
+    batches: Iterable[pa.RecordBatch], store_url: str, day: str, batch_size: int
+) -> Iterator[pa.RecordBatch]:
+    """(host, line, pages of earlier days, whether an earlier day saw the line as ordinary
+    text of another host) for the day's lines that the index knows, looked up in store
+    batches; Arrow in and out, no row is pickled."""
+
+    def lookup(store: Store, batch: list[dict[str, Any]]) -> Iterator[tuple[str, str, int, bool]]:
+        rows = [f"{r['host']}|{r['line']}" for r in batch]
+        rows += sorted({line_hosts_row(r["line"]) for r in batch})
+        found = store.get("host_lines", rows)
+        for r in batch:
+            cells = found.get(f"{r['host']}|{r['line']}", {})
+            n = sum(int(v) for c, v in cells.items() if c[2:] < day)
+            elsewhere = served_elsewhere(found.get(line_hosts_row(r["line"]), {}), r["host"], day)
+            if n or elsewhere:
+                yield r["host"], r["line"], n, elsewhere
+
+    rows = (r for b in batches for r in b.select(["host", "line"]).to_pylist())
+    return tuple_batches(store_batches(rows, store_url, batch_size, lookup), _EARLIER_LINES)
+
+
+# The near-duplicate keys of a page that is nothing but its host's boilerplate: none.
+BOILERPLATE_ONLY_KEYS: dict[str, Any] = {
+    "title_key": None,
+    "head_key": None,
+    "tail_key": None,
+    "simhash_keys": [],
+    "lsh_keys": [],
+    "boilerplate_only": True,
+}
+
+
+def _refingerprint(
+    batches: Iterator[pa.RecordBatch], boiler: dict[str, frozenset[str]], cfg: Config
+) -> Iterator[pa.RecordBatch]:
+    """Every document, those holding a boilerplate line of their host fingerprinted
+    again without their host's boilerplate lines. Only (host, line_keys) of the others
+    reach Python; their rows pass through as Arrow.
+
+    A page that is nothing but boilerplate keeps only its exact key (the md5 of its
+    whole text): its head, tail, title, SimHash and LSH keys would be the site's, and
+    would match every other page of the site."""
+    bp = cfg.boilerplate
+    for batch in batches:
+        hosts = batch.column("host").to_pylist()
+        keys = batch.column("line_keys").to_pylist()
+        touched = [
+            i
+            for i, (host, lines) in enumerate(zip(hosts, keys, strict=True))
+            if lines and (mine := boiler.get(host or "")) and not mine.isdisjoint(lines)
+        ]
+        if not touched:
+            yield batch
+            continue
+        rows = batch.take(pa.array(touched, pa.int64())).to_pylist()
+        for row in rows:
+            cleaned = strip_boilerplate(row["text"], boiler[row["host"] or ""], bp.min_line_chars)
+            if is_boilerplate_only(cleaned):
+                row.update(BOILERPLATE_ONLY_KEYS)
+            elif cleaned is not None:
+                row.update(fingerprint_fields(row["title"], cleaned, cfg))
+        keep = [True] * batch.num_rows
+        for i in touched:
+            keep[i] = False
+        untouched = batch.filter(pa.array(keep))
+        if untouched.num_rows:
+            yield untouched
+        yield pa.RecordBatch.from_pylist(rows, schema=batch.schema)
+
+
+def remove_boilerplate(
+    spark: SparkSession, ctx: DayContext, docs: DataFrame
+) -> tuple[DataFrame, dict[str, Any]]:
+    """Documents fingerprinted without their host's boilerplate lines, and the counts.
+
+    A line is boilerplate for a host when at least ``boilerplate.min_pages`` pages of the
+    host (pages with the same set of lines count once) hold it, counted over this day
+    and the earlier days in the store (table ``host_lines``; a rerun does not count its
+    own day twice), and no other host has it as ordinary text (on fewer than
+    ``min_pages`` of its pages, today or on an earlier day: rows ``*|line``). A site's
+    template lines are template wherever they are ("返回顶部" on many sites); an article
+    that one host serves again and again with other decorations is ordinary text on the
+    host it came from, so its lines stay. The day's counts go to
+    ``work/dt=D/host_lines`` and the hosts where each line is ordinary text to
+    ``work/dt=D/line_hosts``, for the publish stage.
+    """
+    cfg, bp = ctx.cfg, ctx.cfg.boilerplate
+    # Pages with the same lines (an article and its exact or re-laid-out copies) count
+    # once: a line is a template line when it sits beside different content.
+    today = (
+        docs.select("host", "line_keys")
+        .distinct()
+        .select("host", F.explode("line_keys").alias("line"))
+        .groupBy("host", "line")
+        .agg(F.count("*").alias("pages"))
+    )
+    today.write.mode("overwrite").parquet(ctx.path("host_lines"))
+    today = spark.read.parquet(ctx.path("host_lines"))
+    store_url, day, batch = ctx.store, ctx.day, cfg.limits.store_batch_size
+    earlier = today.mapInArrow(
+        lambda it: _earlier_line_counts(it, store_url, day, batch),
+        "host string, line string, earlier long, elsewhere boolean",
+    )
+    total = today.join(earlier, ["host", "line"], "left").select(
+        "host",
+        "line",
+        (F.col("pages") + F.coalesce(F.col("earlier"), F.lit(0))).alias("n"),
+        F.coalesce(F.col("elsewhere"), F.lit(False)).alias("elsewhere"),
+    )
+    # Hosts where the line is ordinary text (fewer than min_pages pages): for the other
+    # hosts it is content, not template (an article its first site served once).
+    ordinary = (
+        total.filter(F.col("n") < bp.min_pages)
+        .groupBy("line")
+        .agg(F.slice(F.sort_array(F.collect_list("host")), 1, LINE_HOSTS).alias("hosts"))
+    )
+    ordinary.write.mode("overwrite").parquet(ctx.path("line_hosts"))
+    ordinary = spark.read.parquet(ctx.path("line_hosts"))
+    boiler_rows = (
+        total.filter((F.col("n") >= bp.min_pages) & ~F.col("elsewhere"))
+        .join(ordinary, "line", "left_anti")
+        .select("host", "line")
+    )
+    found: dict[str, set[str]] = {}
+    for r in boiler_rows.collect():
+        found.setdefault(r["host"], set()).add(r["line"])
+    boiler = {h: frozenset(lines) for h, lines in found.items()}
+    stats = {"hosts": len(boiler), "lines": sum(len(v) for v in boiler.values())}
+    if not boiler:
+        return docs, stats
+    # One narrow pass: the host's lines go to every task, no join moves a row.
+    shared = spark.sparkContext.broadcast(boiler)
+    redone = docs.mapInArrow(lambda it: _refingerprint(it, shared.value, cfg), docs.schema)
+    return redone, stats
+
+
+def forget_line_counts(ctx: DayContext) -> None:
+    """No pages, no line counts: a previous run's of the day must not reach publish."""
+    shutil.rmtree(ctx.work / "host_lines", ignore_errors=True)
+    shutil.rmtree(ctx.work / "line_hosts", ignore_errors=True)
