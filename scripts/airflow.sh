@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Quickstart: Airflow 3 standalone with the crawl_dedup_daily DAG, its connections and a
-# 3-day sample crawl (the three days before today, UTC), everything under <repo>/.airflow
-# (gitignored).
+# Quickstart: a local Airflow 3 (what `airflow standalone` starts, every listener on
+# 127.0.0.1) with the crawl_dedup_daily DAG, its connections and a 3-day sample crawl (the
+# three days before today, UTC), everything under <repo>/.airflow (gitignored): the
+# embedded store and the HTML reports under .airflow/crawldedup (docs/operations.md,
+# Quickstart).
 #
 #   scripts/airflow.sh up          set up, start Airflow in the background (log:
 #                                  .airflow/standalone.log), wait until the API answers,
@@ -11,7 +13,8 @@
 #   scripts/airflow.sh status      what runs: the processes, the API's health, the URL
 #   scripts/airflow.sh password    the admin login of the UI
 #   scripts/airflow.sh setup       set up only: metadata DB, connections, sample crawl
-#   scripts/airflow.sh standalone  set up, then `airflow standalone` in the foreground
+#   scripts/airflow.sh standalone  set up, then the same Airflow in the foreground (Ctrl-C
+#                                  stops it)
 #   scripts/airflow.sh cli ARGS... `airflow ARGS...` against this Airflow, for example
 #
 #     scripts/airflow.sh cli dags unpause crawl_dedup_daily
@@ -26,7 +29,8 @@
 # Environment (all optional):
 #   CRAWLDEDUP_AIRFLOW_HOME    the Airflow home (DB, logs, sample crawl)  (<repo>/.airflow)
 #   AIRFLOW_HOST               the address the UI / API server binds       (127.0.0.1)
-#                              (0.0.0.0 to reach it from other machines)
+#                              (0.0.0.0 to reach it from other machines; the log
+#                              servers, read by the API server only, stay on 127.0.0.1)
 #   AIRFLOW_PORT               UI / API server port                          (8080)
 #   CRAWLDEDUP_AIRFLOW_PARALLELISM  task slots = LocalExecutor workers    (nproc, >= 2)
 #   CRAWLDEDUP_AIRFLOW_STORE   auto: the hbase_default connection when scripts/hbase.sh
@@ -58,6 +62,25 @@ case "$HOST" in 0.0.0.0 | :: | "") REACH=127.0.0.1 ;; *) REACH="$HOST" ;; esac
 URL="http://$REACH:$PORT"
 export AIRFLOW__API__BASE_URL="${AIRFLOW__API__BASE_URL:-$URL}"
 export AIRFLOW__CORE__EXECUTION_API_SERVER_URL="${AIRFLOW__CORE__EXECUTION_API_SERVER_URL:-$URL/execution/}"
+# What `airflow standalone` forces: the local executor and the simple auth manager (its
+# generated admin password).
+export AIRFLOW__CORE__EXECUTOR=LocalExecutor
+export AIRFLOW__CORE__AUTH_MANAGER=airflow.api_fastapi.auth.managers.simple.simple_auth_manager.SimpleAuthManager
+# The log servers of the scheduler (LocalExecutor workers' task logs) and the triggerer,
+# which the API server reads while a task runs. Airflow binds them on every address, with
+# no setting for it, so `serve` starts them itself on 127.0.0.1 (LOG_HOST) and the
+# scheduler and triggerer with --skip-serve-logs; the API server finds a log server at
+# http://<the task's hostname>:<port>, hence hostnames that name 127.0.0.1
+# (urllib.request.localhost: socket.gethostbyname("localhost"); the machine's name may
+# resolve to another address, 127.0.1.1 on Debian).
+LOG_HOST=127.0.0.1
+WORKER_LOG_PORT="${AIRFLOW__LOGGING__WORKER_LOG_SERVER_PORT:-8793}"
+TRIGGER_LOG_PORT="${AIRFLOW__LOGGING__TRIGGER_LOG_SERVER_PORT:-8794}"
+export AIRFLOW__LOGGING__WORKER_LOG_SERVER_PORT="$WORKER_LOG_PORT"
+export AIRFLOW__LOGGING__TRIGGER_LOG_SERVER_PORT="$TRIGGER_LOG_PORT"
+export AIRFLOW__CORE__HOSTNAME_CALLABLE="${AIRFLOW__CORE__HOSTNAME_CALLABLE:-urllib.request.localhost}"
+# The scheduler's health check server (off unless [scheduler] enable_health_check).
+export AIRFLOW__SCHEDULER__SCHEDULER_HEALTH_CHECK_SERVER_HOST="${AIRFLOW__SCHEDULER__SCHEDULER_HEALTH_CHECK_SERVER_HOST:-127.0.0.1}"
 # Sized to the machine: LocalExecutor starts `parallelism` workers up front (32 by
 # default, ~6.5 GB on a 2-core machine); one API server worker; one parsing process.
 cores=$(nproc 2>/dev/null || echo 2)
@@ -77,15 +100,15 @@ export CRAWLDEDUP_HOME="$AIRFLOW_HOME/crawldedup"
 # two folders and the repo's config/ (config/topics.example.yaml, example configs).
 export CRAWLDEDUP_ALLOWED_ROOTS="${CRAWLDEDUP_ALLOWED_ROOTS:-$CRAWLDEDUP_INPUT_ROOT:$CRAWLDEDUP_HOME:$ROOT/config}"
 # Every process `up` starts carries CRAWLDEDUP_AIRFLOW_INSTANCE=$AIRFLOW_HOME in its
-# environment (set for `airflow standalone` only, not in this script's own), so that
-# `down` also finds a process that left the process group.
+# environment (set for `serve` only, not in this script's own), so that `down` also finds
+# a process that left the process group.
 
 PIDFILE="$AIRFLOW_HOME/standalone.pid"
 LOGFILE="$AIRFLOW_HOME/standalone.log"
 PASSWORDS="$AIRFLOW_HOME/simple_auth_manager_passwords.json.generated"
 # The API server, and the log servers of the scheduler (LocalExecutor) and the triggerer
-# (Airflow binds those two on every address; their ports are [logging] settings).
-PORTS=("$PORT" "${AIRFLOW__LOGGING__WORKER_LOG_SERVER_PORT:-8793}" "${AIRFLOW__LOGGING__TRIGGER_LOG_SERVER_PORT:-8794}")
+# (their ports are [logging] settings).
+PORTS=("$PORT" "$WORKER_LOG_PORT" "$TRIGGER_LOG_PORT")
 
 log() { echo "airflow.sh: $*" >&2; }
 
@@ -153,6 +176,42 @@ EOF
   fi
 }
 
+# A log server as Airflow's (airflow.utils.serve_logs: the task logs under the logs folder,
+# to the API server's signed requests), bound to LOG_HOST instead of every address.
+LOG_SERVER='import sys, setproctitle, uvicorn
+from airflow.utils.serve_logs.log_server import get_app
+host, port = sys.argv[1], int(sys.argv[2])
+setproctitle.setproctitle(f"airflow serve-logs {sys.argv[3]} {host}:{port}")
+uvicorn.run(get_app(), host=host, port=port, access_log=False)'
+
+# One component in the background, its output prefixed with its name (as standalone's).
+component() {
+  local name=$1
+  shift
+  "$@" > >(exec sed -u "s/^/$name | /") 2>&1 &
+}
+
+# The components `airflow standalone` starts, each bound where this script says: the API
+# server on HOST:PORT, the scheduler and the triggerer without their log servers (every
+# address), two log servers on LOG_HOST in their stead. Runs until one of them exits or
+# it gets TERM / INT (`down`, Ctrl-C); then it stops the others.
+serve() {
+  trap 'trap - TERM INT; kill -TERM $(jobs -p) 2>/dev/null; wait; exit 143' TERM INT
+  component api-server airflow api-server --host "$HOST" --port "$PORT"
+  component scheduler airflow scheduler --skip-serve-logs
+  component dag-processor airflow dag-processor
+  component triggerer airflow triggerer --skip-serve-logs
+  component worker-logs "$VENV/bin/python" -c "$LOG_SERVER" "$LOG_HOST" "$WORKER_LOG_PORT" worker
+  component trigger-logs "$VENV/bin/python" -c "$LOG_SERVER" "$LOG_HOST" "$TRIGGER_LOG_PORT" triggerer
+  local rc=0
+  wait -n || rc=$?
+  trap - TERM INT
+  log "a component exited (status $rc); stopping the others"
+  kill -TERM $(jobs -p) 2>/dev/null || true
+  wait || true
+  exit 1
+}
+
 # The PID (= process group id) of a running `up`, or nothing.
 running_pid() {
   [[ -f "$PIDFILE" ]] || return 1
@@ -161,8 +220,8 @@ running_pid() {
   [[ -n "$pid" ]] && kill -0 "$pid" 2>/dev/null && echo "$pid"
 }
 
-# PIDs of what `up` started: the members of its session (setsid made the standalone
-# process the leader of a new session; its children stay in it even if they change their
+# PIDs of what `up` started: the members of its session (setsid made the `serve` process
+# the leader of a new session; its children stay in it even if they change their
 # process group), plus processes whose environment carries this instance's marker (in
 # case one started a session of its own; setproctitle may blank that environment, hence
 # the session first). This shell is never one of them.
@@ -215,16 +274,17 @@ up() {
     exit 1
   fi
   setup
-  log "starting airflow standalone on $HOST:$PORT ($AIRFLOW__CORE__PARALLELISM task slots); log: $LOGFILE"
+  log "starting Airflow on $HOST:$PORT ($AIRFLOW__CORE__PARALLELISM task slots; log servers on" \
+    "$LOG_HOST:$WORKER_LOG_PORT and :$TRIGGER_LOG_PORT); log: $LOGFILE"
   # Its own session and process group (setsid), so that `down` stops all of it.
-  CRAWLDEDUP_AIRFLOW_INSTANCE="$AIRFLOW_HOME" setsid nohup airflow standalone \
+  CRAWLDEDUP_AIRFLOW_INSTANCE="$AIRFLOW_HOME" setsid nohup "$ROOT/scripts/airflow.sh" serve \
     >"$LOGFILE" 2>&1 </dev/null &
   echo $! >"$PIDFILE"
   local pid deadline=$((SECONDS + ${CRAWLDEDUP_AIRFLOW_UP_TIMEOUT_S:-240}))
   pid=$(cat "$PIDFILE")
   until api_ready; do
     if ! kill -0 "$pid" 2>/dev/null; then
-      log "airflow standalone exited; the end of $LOGFILE:"
+      log "Airflow exited; the end of $LOGFILE:"
       tail -n 40 "$LOGFILE" >&2
       rm -f "$PIDFILE"
       exit 1
@@ -255,7 +315,7 @@ down() {
   local pid="" sid="" pids left i
   if pid=$(running_pid); then
     sid=$pid
-    log "stopping airflow standalone (pid $pid, its process group and session)"
+    log "stopping Airflow (pid $pid, its process group and session)"
     kill -TERM -- "-$pid" 2>/dev/null || true
   elif [[ -f "$PIDFILE" ]]; then
     sid=$(cat "$PIDFILE")  # the leader is gone; its session may still have members
@@ -292,9 +352,9 @@ down() {
 status() {
   local pid pids rc=0
   if pid=$(running_pid); then
-    echo "airflow standalone: running (pid $pid, log $LOGFILE)"
+    echo "airflow: running (pid $pid, log $LOGFILE)"
   else
-    echo "airflow standalone: not running"
+    echo "airflow: not running"
     rc=3
   fi
   pids=$(our_pids "${pid:-}" | paste -sd, -)
@@ -324,9 +384,11 @@ case "${1:-standalone}" in
   setup) setup ;;
   standalone)
     setup
-    log "starting airflow standalone on $HOST:$PORT (Ctrl-C stops it; or use up/down)"
-    exec airflow standalone
+    log "starting Airflow on $HOST:$PORT (Ctrl-C stops it; or use up/down)"
+    export CRAWLDEDUP_AIRFLOW_INSTANCE="$AIRFLOW_HOME"
+    serve
     ;;
+  serve) serve ;; # what `up` starts in the background
   cli)
     shift
     exec airflow "$@"

@@ -12,7 +12,8 @@ A connection, e.g. from the CLI::
 
 (the type is registered by this package's provider entry point, see
 :mod:`crawldedup_airflow.provider`: the Connections form shows Thrift host, port and
-the extras as fields), or as an environment variable (JSON form)::
+the extras as fields, the extras with their defaults; an empty host or port is
+127.0.0.1:9090, what the form shows greyed), or as an environment variable (JSON form)::
 
     AIRFLOW_CONN_HBASE_DEFAULT='{"conn_type": "hbase", "host": "127.0.0.1", "port": 9090,
                                  "extra": {"table_prefix": "crawldedup"}}'
@@ -27,21 +28,26 @@ from airflow.sdk.exceptions import AirflowNotFoundException
 
 from crawldedup_airflow.provider import (
     HBASE_CONN_TYPE,
+    HBASE_DEFAULT_HOST,
+    HBASE_DEFAULT_PORT,
     HBASE_HOOK_NAME,
     HBASE_UI_FIELD_BEHAVIOUR,
 )
 from crawldedup_airflow.stores import StoreSetupError, embedded_store_url, hbase_store_url
 
 if TYPE_CHECKING:
+    from airflow.sdk import Connection
+
     from crawldedup.store import Store
 
 
 class HBaseHook(BaseHook):
     """Builds the crawldedup store URL and :class:`~crawldedup.store.Store` of a Connection.
 
-    Connection fields: ``host`` and ``port`` of the HBase Thrift server; ``extra`` with
-    ``table_prefix`` and the client options ``timeout_ms``, ``retries``,
-    ``transport``, ``protocol`` (plus ``pool_size``, ``backoff_s``).
+    Connection fields: ``host`` and ``port`` of the HBase Thrift server (empty: 127.0.0.1
+    and 9090, the form's placeholders); ``extra`` with ``table_prefix`` and the client
+    options ``timeout_ms``, ``retries``, ``transport``, ``protocol`` (plus ``pool_size``,
+    ``backoff_s``).
 
     :param hbase_conn_id: the Airflow connection id (default ``hbase_default``).
     """
@@ -76,8 +82,7 @@ class HBaseHook(BaseHook):
 
     def store_url(self) -> str:
         """The ``hbase://host:port/prefix?options`` URL the Spark stages get as ``--store``."""
-        conn = self.get_connection(self.hbase_conn_id)
-        return hbase_store_url(conn.host, conn.port, conn.extra_dejson)
+        return connection_store_url(self.get_connection(self.hbase_conn_id))
 
     def get_conn(self) -> Store:
         """An open :class:`~crawldedup.store.Store` on this connection's tables; close it."""
@@ -108,6 +113,14 @@ class HBaseHook(BaseHook):
         except Exception as exc:
             return False, f"{type(exc).__name__}: {exc}"
         return True, f"{url}: reachable, {days} day(s) reported"
+
+
+def connection_store_url(conn: Connection) -> str:
+    """The store URL of an ``hbase`` Connection: an empty host or port is the form's
+    placeholder (127.0.0.1, 9090), so that a connection saved from the form as shown
+    works; the extra as :func:`~crawldedup_airflow.stores.hbase_store_url` checks it."""
+    host = (conn.host or "").strip() or HBASE_DEFAULT_HOST
+    return hbase_store_url(host, conn.port or HBASE_DEFAULT_PORT, conn.extra_dejson)
 
 
 def resolve_store(
@@ -144,7 +157,7 @@ def resolve_store(
                 f"store_conn_id param {store_conn_id!r}: connection type is "
                 f"{conn.conn_type!r}, not {HBASE_CONN_TYPE!r} (the crawldedup store)"
             )
-        url = hbase_store_url(conn.host, conn.port, conn.extra_dejson)
+        url = connection_store_url(conn)
         return url, f"connection {store_conn_id} (the store_conn_id param)"
     if HBaseHook.connection_exists(conn_id):
         return HBaseHook(conn_id).store_url(), f"connection {conn_id}"

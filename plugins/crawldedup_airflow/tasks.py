@@ -113,12 +113,24 @@ def report_and_gate(context: Context, sensor_task_id: str = "wait_for_crawl") ->
     )
 
     if not ctx.dry_run:
-        # The day's HTML page (crawldedup report --html), for people; its path ends the log.
+        # The day's HTML page (crawldedup report --html), for people; its path and the
+        # command that writes it again end the log.
         from crawldedup.reporting import write_report
 
         page = write_report(ctx.store, ctx.home, ctx.day, ctx.quarantine_dir)
         ti.xcom_push(key="report_html", value=str(page))
-        log.info("HTML report: file://%s", page)
+        # A plain path (the UI shows no link; a file:// URL is one more thing to strip), and
+        # the command that writes it again from the repository (the quickstart's home is
+        # not the CLI's default one); --store only when the store is not home's own.
+        import shlex
+
+        from crawldedup_airflow.stores import embedded_store_url
+
+        again = ["crawldedup", "report", "--date", ctx.day, "--html", "--home", str(ctx.home)]
+        if ctx.store != embedded_store_url(ctx.home):
+            again += ["--store", ctx.store]
+        log.info("HTML report: %s", page)
+        log.info("to write it again: %s", shlex.join(again))
     failures = gate_failures(report, history, limits)
     if failures:
         message = "data-quality gate failed: " + "; ".join(failures)

@@ -131,6 +131,54 @@ def quickstart(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Quickstart]
         qs.script("down", timeout=180)
 
 
+def quickstart_listeners(qs: Quickstart) -> list[tuple[str, int, str]]:
+    """(address, port, process) of every listening TCP socket of the quickstart's processes:
+    the members of `up`'s session, and processes carrying its instance marker (as `down`
+    finds them)."""
+    import psutil
+
+    sid = int((qs.home / "standalone.pid").read_text())
+    found = []
+    for proc in psutil.process_iter():
+        try:
+            ours = os.getsid(proc.pid) == sid
+            if not ours:
+                ours = proc.environ().get("CRAWLDEDUP_AIRFLOW_INSTANCE") == str(qs.home)
+            if ours:
+                name = " ".join(proc.cmdline())[:90]
+                for conn in proc.net_connections("inet"):
+                    if conn.status == psutil.CONN_LISTEN:
+                        found.append((conn.laddr.ip, conn.laddr.port, name))
+        except (psutil.Error, ProcessLookupError):
+            continue  # gone meanwhile, or another user's
+    return found
+
+
+# Before the scenario below, which ends with `down`.
+def test_every_listener_of_the_quickstart_is_on_loopback(quickstart: Quickstart) -> None:
+    """The API server and both log servers (task logs of the LocalExecutor's workers and
+    of the triggerer) on 127.0.0.1 and nothing on another address (issue 32, point 5)."""
+    import ipaddress
+
+    def loopback(address: str) -> bool:
+        ip = ipaddress.ip_address(address)
+        mapped = getattr(ip, "ipv4_mapped", None)  # a JVM's ::ffff:127.0.0.1
+        return ip.is_loopback or bool(mapped and mapped.is_loopback)
+
+    listeners = quickstart_listeners(quickstart)
+    elsewhere = [entry for entry in listeners if not loopback(entry[0])]
+    assert elsewhere == [], elsewhere
+    ports = {port: address for address, port, _ in listeners}
+    assert {p: ports.get(p) for p in quickstart.ports} == dict.fromkeys(
+        quickstart.ports, "127.0.0.1"
+    ), listeners
+    # Tasks name their host 127.0.0.1, where the API server finds their log server.
+    assert (
+        "urllib.request.localhost"
+        in quickstart.script("cli", "config", "get-value", "core", "hostname_callable").stdout
+    )
+
+
 def test_ui_trigger_backfill_crawl_days_and_down(quickstart: Quickstart) -> None:
     from playwright.sync_api import Page, expect
 

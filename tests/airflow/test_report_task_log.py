@@ -1,0 +1,65 @@
+"""The report task's log says where the day's HTML page is, as a path a person can paste,
+and the command that writes it again from the repository (issue 32, point 4).
+
+The day's stages already ran (the shared ``embedded_sample_days``, copied so that this
+test writes nothing of theirs); ``dag.test()`` runs only ``wait_for_crawl`` and
+``report`` for real, the stages between are marked successful.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import shutil
+import subprocess
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from tests.airflow.conftest import ROOT, VENV_BIN, airflow_env, new_airflow_home, run_dag
+
+if TYPE_CHECKING:
+    from tests.conftest import EmbeddedDays
+
+
+def test_the_report_task_logs_the_page_and_a_command_that_works_from_the_repo(
+    embedded_sample_days: EmbeddedDays,
+    sample_crawl: Path,
+    airflow_db_template: Path,
+    tmp_path: Path,
+) -> None:
+    day = embedded_sample_days.days[0]
+    home = tmp_path / "home"
+    shutil.copytree(embedded_sample_days.home, home)
+    env = airflow_env(new_airflow_home(tmp_path / "airflow", airflow_db_template))
+    run = run_dag(
+        env,
+        tmp_path / "report.log",
+        logical_date=f"{day}T03:00:00+00:00",
+        conf={"input_root": str(sample_crawl), "home": str(home)},
+        mark_success="(?!wait_for_crawl$|report$).*",
+    )
+    assert run.tasks["report"] == "success", run.brief()
+    print({"dag.test (wait_for_crawl, report)": run.wall_seconds})
+    page = Path(run.xcom["report.report_html"])
+    assert page == home.resolve() / "reports" / f"dt={day}" / "index.html"
+
+    # dag.test() prints each event as "<time> [info] <event> [<logger>] loc=...".
+    events = re.findall(r"\] (.*) \[crawldedup_airflow\.tasks\]", run.output)
+    assert f"HTML report: {page}" in events, events
+    assert "file://" not in run.output
+    (command,) = [e.removeprefix("to write it again: ") for e in events if "write it" in e]
+    home_arg = shlex.quote(str(home.resolve()))
+    assert command == f"crawldedup report --date {day} --html --home {home_arg}"
+
+    # As a person runs it: from the repository root, the venv's bin on PATH, none of the
+    # deployment's CRAWLDEDUP_* settings; it writes the same page again.
+    page.unlink()
+    person = {k: v for k, v in os.environ.items() if not k.startswith(("CRAWLDEDUP_", "AIRFLOW"))}
+    person["PATH"] = f"{VENV_BIN}{os.pathsep}{person.get('PATH', '')}"
+    again = subprocess.run(
+        shlex.split(command), cwd=ROOT, env=person, capture_output=True, text=True, timeout=300
+    )
+    assert again.returncode == 0, again.stderr[-3000:]
+    assert again.stdout.strip() == str(page)
+    assert "<svg" in page.read_text()
