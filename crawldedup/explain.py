@@ -22,7 +22,7 @@ from typing import Any
 import pyarrow.parquet as pq
 
 from crawldedup.config import Config
-from crawldedup.core.boilerplate import host_of, line_key
+from crawldedup.core.boilerplate import host_of, is_boilerplate_line, page_line_keys
 from crawldedup.core.normalize import normalize_text
 from crawldedup.ingest.readers import read_file
 from crawldedup.ingest.records import prepare
@@ -88,7 +88,7 @@ def _boilerplate(store: Store, host: str, text: str, day: str, cfg: Config) -> s
     ``min_pages`` pages of the host and ordinary text of no other host (the fingerprint
     stage's rule, read back from ``host_lines``)."""
     bp = cfg.boilerplate
-    keys = sorted({k for k in (line_key(x, bp.min_line_chars) for x in text.splitlines()) if k})
+    keys = page_line_keys(text, bp.min_line_chars)
     if not keys or not bp.enabled:
         return set()
     rows = store.get(
@@ -145,8 +145,7 @@ def line_diff(a: DocView, b: DocView, min_chars: int) -> Iterator[tuple[str, boo
     norm_a = {normalize_text(x) for x in a.text.splitlines()}
 
     def is_bp(line: str, doc: DocView) -> bool:
-        key = line_key(line, min_chars)
-        return key is not None and key in doc.boilerplate
+        return is_boilerplate_line(line, doc.boilerplate, min_chars)
 
     for line in a.text.splitlines():
         if line.strip():

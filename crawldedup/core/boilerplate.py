@@ -9,7 +9,8 @@ is left of a page once its host's boilerplate lines are gone.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Set
+import re
+from collections.abc import Iterator, Set
 from functools import lru_cache
 
 from crawldedup.core.normalize import normalize_text
@@ -27,21 +28,64 @@ def line_key(line: str, min_chars: int) -> str | None:
     return _line_facts(line, min_chars)[1]
 
 
+# A template line a host fills in on every page: a short label and its fill ("Previous:
+# …", "上一篇：…", "Posted by: …"), or a line whose only change is its numbers ("Posted
+# 2026-08-24 · 1115 views"). Its shape repeats where its text does not.
+_LABEL = re.compile(r"^([^:：]{1,40})[:：](.+)$")
+_DIGITS = re.compile(r"\d+")
+MAX_LABEL_CHARS = 12
+SHAPE_PREFIX = "~"
+"""Shape keys start with this (a line key is hex): both are counted per host alike."""
+
+
+def _md5(text: str) -> str:
+    return hashlib.md5(text.encode("utf-8"), usedforsecurity=False).hexdigest()
+
+
+def _shape_key(line: str, norm: str) -> str | None:
+    """The key of the line's shape, or None when it has none: ``label:`` for a label of
+    at most ``MAX_LABEL_CHARS`` normalized characters followed by a fill, else the
+    normalized text with its numbers as ``#`` for a line that has numbers."""
+    m = _LABEL.match(line.strip())
+    if m:
+        label = normalize_text(m.group(1))
+        if 0 < len(label) <= MAX_LABEL_CHARS and normalize_text(m.group(2)):
+            return SHAPE_PREFIX + _md5(f"label:{label}")[:15]
+    if _DIGITS.search(norm):
+        rest = _DIGITS.sub("#", norm)
+        if len(rest.replace("#", "")) >= 2:
+            return SHAPE_PREFIX + _md5(f"digits:{rest}")[:15]
+    return None
+
+
 # Cached: a host's template lines (navigation, related links, copyright) repeat on most
 # of its pages, and each page's lines are keyed twice (counted, then stripped).
 @lru_cache(maxsize=1 << 16)
-def _line_facts(line: str, min_chars: int) -> tuple[int, str | None]:
-    """(normalized length, :func:`line_key`) of a line."""
+def _line_facts(line: str, min_chars: int) -> tuple[int, str | None, str | None]:
+    """(normalized length, :func:`line_key`, shape key) of a line."""
     norm = normalize_text(line)
     if len(norm) < min_chars:
-        return len(norm), None
-    return len(norm), hashlib.md5(norm.encode("utf-8"), usedforsecurity=False).hexdigest()[:16]
+        return len(norm), None, None
+    return len(norm), _md5(norm)[:16], _shape_key(line, norm)
+
+
+def line_keys(line: str, min_chars: int) -> Iterator[str]:
+    """The line's key and, when it has one, its shape's key."""
+    _, key, shape = _line_facts(line, min_chars)
+    if key is not None:
+        yield key
+    if shape is not None:
+        yield shape
+
+
+def is_boilerplate_line(line: str, boilerplate: Set[str], min_chars: int) -> bool:
+    """Whether the line, or its shape, is among a host's boilerplate keys."""
+    return any(k in boilerplate for k in line_keys(line, min_chars))
 
 
 def page_line_keys(text: str, min_chars: int) -> list[str]:
-    """The distinct line keys of a page, sorted (a page counts once per line)."""
-    keys = {k for k in (line_key(x, min_chars) for x in text.splitlines()) if k}
-    return sorted(keys)
+    """The distinct line and shape keys of a page, sorted (a page counts once per key)."""
+    return sorted({k for x in text.splitlines() for k in line_keys(x, min_chars)})
 
 
 def strip_boilerplate(text: str, boilerplate: Set[str], min_chars: int) -> str | None:
@@ -55,8 +99,8 @@ def strip_boilerplate(text: str, boilerplate: Set[str], min_chars: int) -> str |
     kept: list[str] = []
     removed = own = 0
     for line in text.splitlines():
-        norm, key = _line_facts(line, min_chars)
-        if key is not None and key in boilerplate:
+        norm, key, shape = _line_facts(line, min_chars)
+        if (key is not None and key in boilerplate) or (shape is not None and shape in boilerplate):
             removed += 1
         else:
             kept.append(line)

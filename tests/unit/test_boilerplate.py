@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from crawldedup.core.boilerplate import (
+    SHAPE_PREFIX,
     host_of,
     is_boilerplate_only,
     line_key,
+    line_keys,
     page_line_keys,
     strip_boilerplate,
 )
@@ -23,7 +25,30 @@ def test_line_keys_ignore_width_case_punctuation_and_short_lines() -> None:
     assert line_key("更多", 8) is None
     page = f"{NAV}\n{ARTICLE}\n{COPY}\n{NAV}"
     keys = page_line_keys(page, 8)
-    assert len(keys) == 4 and keys == sorted(keys)  # NAV counts once
+    lines = [k for k in keys if not k.startswith(SHAPE_PREFIX)]
+    assert len(lines) == 4 and keys == sorted(keys)  # NAV counts once
+
+
+def test_a_template_line_filled_in_has_one_shape_on_every_page() -> None:
+    """A label and its fill, or a line whose only change is its numbers: the text differs
+    from page to page, the shape does not; prose has no shape."""
+
+    def shape(line: str) -> str | None:
+        found = [k for k in line_keys(line, 2) if k.startswith(SHAPE_PREFIX)]
+        return found[0] if found else None
+
+    assert shape("上一篇：上山擒虎易") == shape("上一篇: 城门失火") is not None
+    assert shape("Previous: When your memory goes") == shape("previous:  brokee, n") is not None
+    assert shape("Posted 2026-08-24 · 1115 views") == shape("Posted 2026-11-01 · 7 views")
+    assert shape("Posted 2026-08-24 · 1115 views") is not None
+    assert shape("上一篇：上山擒虎易") != shape("下一篇：城门失火")
+    assert shape("玉阶生白露，夜久侵罗袜。") is None
+    assert shape("Here is a simple echo server implementation:") is None  # no fill
+    assert shape("As the proverb says: a long label is prose, not a template field") is None
+    # Stripped by its shape, whatever the fill.
+    boiler = {shape("上一篇：上山擒虎易")}
+    page = "上一篇：城门失火\n床前明月光\n疑是地上霜"
+    assert strip_boilerplate(page, boiler, 2) == "床前明月光\n疑是地上霜"
 
 
 def test_strip_removes_boilerplate_whatever_its_share_of_the_page() -> None:
