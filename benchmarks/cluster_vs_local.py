@@ -1,10 +1,11 @@
 """Local vs standalone cluster: the same crawl day, stage by stage, on ``local[2]`` and on
 the two-worker standalone cluster (``scripts/spark_cluster.sh``: 2 workers × 1 core), both
 submitted the production way (``spark-submit jobs/<stage>.py --py-files <zip>``, one
-application per stage, ``crawldedup.pipeline.submit``) against HBase (a table prefix per
-mode, dropped afterwards). Prints per stage the wall time of the submission (JVM start
-included), the stage's own time inside the application, and the shuffle bytes read and
-written, read from each application's Spark event log (``spark.eventLog.enabled``).
+application per stage, built by the Spark provider's hook: ``crawldedup_airflow.submit_day``,
+the airflow extra) against HBase (a table prefix per mode, dropped afterwards). Prints per
+stage the wall time of the submission (JVM start included), the stage's own time inside the
+application, and the shuffle bytes read and written, read from each application's Spark
+event log (``spark.eventLog.enabled``; the stages without Spark have none).
 
     source scripts/env.sh && scripts/hbase.sh up
     .venv/bin/python benchmarks/cluster_vs_local.py --docs 100000 [--work DIR] [--json OUT]
@@ -18,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -28,8 +30,9 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from crawldedup.pipeline.submit import build_dist, submit_day
-from crawldedup.stage_registry import DEDUP_STAGES
+from crawldedup.pipeline.submit import build_dist
+from crawldedup.stage_registry import DEDUP_STAGES, stage
+from crawldedup_airflow.submit_day import spark_conn_env, submit_day
 
 ROOT = Path(__file__).resolve().parents[1]
 CLUSTER = ROOT / "scripts" / "spark_cluster.sh"
@@ -86,13 +89,17 @@ def run_mode(
     py_files: Path,
     driver_memory: str,
 ) -> dict[str, dict[str, Any]]:
-    """Submit the day's stages on ``master``; metrics per stage."""
+    """Submit the day's stages on ``master`` (a spark connection of its own); metrics
+    per stage."""
     results: dict[str, dict[str, Any]] = {}
+    conn_id = f"crawldedup_cvl_{slug(mode)}"
+    os.environ.update(spark_conn_env(master, conn_id))
     home = work / f"home-{slug(mode)}"
-    for stage in STAGES:
+    for name in STAGES:
         conf: dict[str, str] = {}
-        events = work / "events" / slug(mode) / stage
-        if stage != "report":
+        events = work / "events" / slug(mode) / name
+        spark = stage(name).spark  # commit and report run without Spark: no event log
+        if spark:
             events.mkdir(parents=True, exist_ok=True)
             conf = {
                 "spark.eventLog.enabled": "true",
@@ -101,25 +108,25 @@ def run_mode(
                 "spark.eventLog.rolling.enabled": "false",
             }
         [run] = submit_day(
-            master,
             DAY,
             sample / f"dt={DAY}",
             home,
             store,
             py_files,
+            conn_id=conn_id,
             conf=conf,
             driver_memory=driver_memory,
-            stages=(stage,),
+            stages=(name,),
         )
-        found = _STAGE_LINE.findall(run.stdout + run.stderr)  # driver output: stdout
+        found = _STAGE_LINE.findall(run.output)  # the driver's lines, in spark-submit's
         row: dict[str, Any] = {
             "wall_s": run.seconds,
             "stage_s": float(found[-1][1]) if found else 0,
         }
-        if stage != "report":
+        if spark:
             row |= event_metrics(events)
-        results[stage] = row
-        print(f"  {mode:<8} {stage:<11} {run.seconds:7.1f}s wall", file=sys.stderr, flush=True)
+        results[name] = row
+        print(f"  {mode:<8} {name:<11} {run.seconds:7.1f}s wall", file=sys.stderr, flush=True)
     report = json.loads((home / "work" / f"dt={DAY}" / "report.json").read_text())
     results["_report"] = report
     return results
@@ -143,13 +150,13 @@ def table(results: dict[str, dict[str, dict[str, Any]]]) -> str:
     totals = {
         m: dict.fromkeys(("wall_s", "stage_s", "shuffle_read", "shuffle_write"), 0.0) for m in modes
     }
-    for stage in STAGES:
-        cells = [stage]
+    for name in STAGES:
+        cells = [name]
         for m in modes:
-            r = results[m][stage]
+            r = results[m][name]
             for k in totals[m]:
                 totals[m][k] += r.get(k, 0)
-            if stage == "report":
+            if not stage(name).spark:
                 cells += [f"{r['wall_s']:.1f}", f"{r['stage_s']:.1f}", "–", "–"]
             else:
                 cells += [

@@ -3,8 +3,10 @@ loopback), submitted the way production does, against HBase: same verdicts and t
 ``crawldedup run`` on ``local[*]``.
 
 Every stage is its own ``spark-submit --master spark://127.0.0.1:7077 --py-files
-crawldedup-<ver>.zip jobs/<stage>.py`` started from a scratch folder without PYTHONPATH
-(``crawldedup.pipeline.submit``); the config file is read by the driver (client mode, the
+crawldedup-<ver>.zip jobs/<stage>.py``, built by the Spark provider's hook from the
+``spark_default`` connection and started from a scratch folder without PYTHONPATH
+(``python -m crawldedup_airflow.submit_day``, in a child process: Airflow reads its
+configuration once per process); the config file is read by the driver (client mode, the
 only mode for Python applications on a standalone master) and reaches the executors inside
 the tasks; jieba runs on the executors (``fingerprint.tokenizer = "jieba"``).
 """
@@ -12,14 +14,16 @@ the tasks; jieba runs on the executors (``fingerprint.tokenizer = "jieba"``).
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from crawldedup.pipeline.submit import spark_submit_cmd, submit_day, submit_env
+from crawldedup.pipeline.submit import submit_env
 from crawldedup.stage_registry import DEDUP_STAGES
+from tests.airflow.conftest import airflow_env
 from tests.cli_helpers import cli, table_dump, verdicts
 from tests.hbase_fixtures import drop_prefix, hbase_url, unique_prefix
 
@@ -39,14 +43,35 @@ shuffle_partitions = 4
 """
 
 
+def spark_conn(master: str) -> str:
+    """A spark connection on ``master`` (``AIRFLOW_CONN_*``: no metadata DB needed)."""
+    return json.dumps({"conn_type": "spark", "host": master})
+
+
+# The probe (tests/cluster/probe.py) submitted as a stage: the hook the days' stages use.
+PROBE = r"""
+import sys
+from pathlib import Path
+from crawldedup.pipeline.submit import submit_env
+from crawldedup_airflow.submit_day import submit_stage
+zip_, jobs, cwd = map(Path, sys.argv[1:4])
+print(submit_stage("probe", [], zip_, jobs_dir=jobs, cwd=cwd, env=submit_env()).output)
+"""
+
+
 def test_executors_import_the_shipped_zip_and_run_jieba(
     spark_master: str, project_zip: Path, tmp_path: Path
 ) -> None:
-    cmd = spark_submit_cmd("probe", spark_master, project_zip, [], jobs_dir=HERE)
     proc = subprocess.run(
-        cmd, cwd=tmp_path, env=submit_env(), capture_output=True, text=True, timeout=600
+        [sys.executable, "-c", PROBE, str(project_zip), str(HERE), str(tmp_path)],
+        cwd=tmp_path,
+        env=airflow_env(tmp_path / "airflow", AIRFLOW_CONN_SPARK_DEFAULT=spark_conn(spark_master)),
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
     assert proc.returncode == 0, proc.stderr[-4000:]
+    assert f"spark-submit --master {spark_master} " in proc.stdout  # the hook's command
     line = [x for x in proc.stdout.splitlines() if x.startswith("PROBE ")][-1]
     probe = json.loads(line[len("PROBE ") :])
     assert probe["master"] == spark_master
@@ -77,17 +102,38 @@ def test_two_days_on_the_cluster_match_local(
     try:
         runs = {}
         for day in DAYS:
-            runs[day] = submit_day(
-                spark_master,
-                day,
-                sample / f"dt={day}",
-                tmp_path / "cluster-home",
-                hbase_url(on_cluster),
-                project_zip,
-                config=config,
-                progress=lambda line, d=day: print(f"[{d}] {line}"),
+            # --master redefines spark_default (local[*] in airflow_env) for this run.
+            proc = subprocess.run(
+                [
+                    sys.executable,
+                    "-m",
+                    "crawldedup_airflow.submit_day",
+                    "--master",
+                    spark_master,
+                    "--date",
+                    day,
+                    "--input",
+                    str(sample / f"dt={day}"),
+                    "--home",
+                    str(tmp_path / "cluster-home"),
+                    "--store",
+                    hbase_url(on_cluster),
+                    "--py-files",
+                    str(project_zip),
+                    "--config",
+                    str(config),
+                ],
+                cwd=tmp_path,
+                env=airflow_env(tmp_path / "airflow"),
+                capture_output=True,
+                text=True,
+                timeout=3600,
             )
-            assert [r.stage for r in runs[day]] == list(DEDUP_STAGES)
+            assert proc.returncode == 0, proc.stderr[-4000:]
+            print(proc.stderr)
+            # Its progress: "[D] stage   12.3s wall  in-app ..." per stage, in order.
+            runs[day] = re.findall(rf"^\[{day}\] (\w+) +([\d.]+)s wall", proc.stderr, re.M)
+            assert [stage for stage, _ in runs[day]] == list(DEDUP_STAGES)
             cli(
                 "run",
                 "--date",
@@ -111,7 +157,7 @@ def test_two_days_on_the_cluster_match_local(
         day2 = verdicts(DAYS[1], tmp_path / "cluster-home", hbase_url(on_cluster))
         assert any(v["duplicate_of"] in day1 for v in day2.values()), "no cross-day match"
         assert table_dump(hbase_url(on_cluster)) == table_dump(hbase_url(on_local))
-        print({d: {r.stage: r.seconds for r in rs} for d, rs in runs.items()})
+        print({d: dict(rs) for d, rs in runs.items()})
     finally:
         drop_prefix(on_cluster)
         drop_prefix(on_local)

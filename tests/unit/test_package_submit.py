@@ -1,8 +1,11 @@
-"""The --py-files wheel and the spark-submit command lines (no JVM, no cluster)."""
+"""The --py-files wheel, the environment of a submission and the spark-submit commands the
+Spark provider's hook builds for the stages (no JVM, no cluster)."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
+import os
 import subprocess
 import sys
 import zipfile
@@ -11,10 +14,11 @@ from pathlib import Path
 import pytest
 
 import crawldedup
-from crawldedup.pipeline.submit import build_dist, spark_submit_cmd, submit_env
+from crawldedup.pipeline.submit import LOG4J, build_dist, submit_env
 
 SRC = Path(crawldedup.__file__).resolve().parent  # the repo's package (editable install)
 JOBS = SRC.parent / "jobs"
+VENV_BIN = Path(sys.executable).parent
 # Python's -c code that hides the venv's editable install of the repo, so that only the
 # zip can serve crawldedup (as on an executor that does not have the project installed).
 NO_EDITABLE = (
@@ -93,16 +97,65 @@ def test_the_report_job_runs_from_the_zip_alone(project_zip: Path, tmp_path: Pat
     assert "[2026-11-01]" in proc.stderr and "report" in proc.stderr
 
 
-def test_spark_submit_command_ships_the_zip(tmp_path: Path) -> None:
-    cmd = spark_submit_cmd("bloom", "spark://127.0.0.1:7077", tmp_path / "p.zip", ["--x"])
-    assert cmd[0].endswith("bin/spark-submit")
-    assert cmd[cmd.index("--master") + 1] == "spark://127.0.0.1:7077"
-    assert cmd[cmd.index("--py-files") + 1] == str(tmp_path / "p.zip")
-    assert "--executor-memory" in cmd
-    assert cmd[-2].endswith("jobs/bloom.py") and cmd[-1] == "--x"
-    local = spark_submit_cmd("bloom", "local[2]", tmp_path / "p.zip", [])
-    assert "--executor-memory" not in local
-    assert "PYTHONPATH" not in submit_env({"PYTHONPATH": "/repo", "PATH": "/bin"})
+def test_a_submission_has_no_pythonpath_and_finds_the_venvs_spark_submit() -> None:
+    env = submit_env({"PYTHONPATH": "/repo", "PATH": "/opt/spark/bin:/bin"})
+    assert "PYTHONPATH" not in env
+    # A spark-submit already on PATH (a deployment's Spark) comes first, pyspark's after.
+    assert env["PATH"].split(os.pathsep) == ["/opt/spark/bin", "/bin", str(VENV_BIN)]
+    assert env["PYSPARK_PYTHON"] == env["PYSPARK_DRIVER_PYTHON"] == sys.executable
+    assert (VENV_BIN / "spark-submit").is_file()
+
+
+# What the Spark provider's hook is given for a stage (crawldedup_airflow.submit_day),
+# read back as the spark-submit command the hook builds: in a child Python, since
+# Airflow reads its configuration once per process (and the engine's tests import none).
+HOOK_COMMANDS = r"""
+import json, os, sys
+from pathlib import Path
+from crawldedup_airflow.submit_day import application, check_connection, spark_conn_env, stage_hook
+zip_ = Path(sys.argv[1])
+# What --master does: defines the connection for this process.
+os.environ.update(spark_conn_env("spark://127.0.0.1:7077", "crawldedup_cluster"))
+out = {}
+for conn_id in ("spark_default", "crawldedup_cluster"):
+    hook = stage_hook("bloom", ["--date", "2026-11-01"], zip_, conn_id=conn_id,
+                      conf={"spark.eventLog.enabled": "true"}, driver_memory="3g")
+    out[conn_id] = hook._build_spark_submit_command(application("bloom"))
+try:
+    check_connection("undefined")
+except LookupError as exc:
+    out["undefined"] = str(exc)
+print("RESULT " + json.dumps(out))
+"""
+
+
+@pytest.mark.airflow
+@pytest.mark.skipif(importlib.util.find_spec("airflow") is None, reason="the airflow extra")
+def test_the_spark_provider_hook_is_given_each_stage_with_the_zip(tmp_path: Path) -> None:
+    from tests.airflow.conftest import airflow_env, run_child  # (no Airflow import)
+
+    env = airflow_env(
+        tmp_path / "airflow",
+        # No metadata DB: outside a task the SDK reads connections from the environment.
+        AIRFLOW__DATABASE__SQL_ALCHEMY_CONN=f"sqlite:///{tmp_path}/missing/airflow.db",
+        AIRFLOW_CONN_SPARK_DEFAULT=json.dumps({"conn_type": "spark", "host": "local[2]"}),
+    )
+    zip_ = tmp_path / "crawldedup-0.1.0.zip"
+    out = run_child(HOOK_COMMANDS, env, str(zip_))
+    masters = {"spark_default": "local[2]", "crawldedup_cluster": "spark://127.0.0.1:7077"}
+    for conn_id, master in masters.items():
+        cmd = out[conn_id]
+        assert cmd[0] == "spark-submit"  # the one on PATH (submit_env adds the venv's)
+        assert cmd[cmd.index("--master") + 1] == master
+        assert cmd[cmd.index("--py-files") + 1] == str(zip_)
+        assert cmd[cmd.index("--name") + 1] == "crawldedup-bloom"
+        assert cmd[cmd.index("--driver-memory") + 1] == "3g"
+        confs = [cmd[i + 1] for i, x in enumerate(cmd) if x == "--conf"]
+        assert "spark.eventLog.enabled=true" in confs
+        assert f"spark.driver.extraJavaOptions=-Dlog4j2.configurationFile={LOG4J}" in confs
+        assert cmd[-3:] == [str(JOBS / "bloom.py"), "--date", "2026-11-01"]
+    # A missing connection is refused (the hook alone would fall back to yarn).
+    assert "AIRFLOW_CONN_UNDEFINED=" in out["undefined"]
 
 
 def test_the_code_stamp_is_read_from_the_zip_when_the_package_runs_from_it(
