@@ -1,29 +1,228 @@
-"""Scoring candidate pairs in Arrow batches: the pairs' measures, a batch at a time.
+"""Scoring candidate pairs in Arrow batches: the PAIR_SCORES row of every pair.
 
-The cosine path (``cascade.needs_cosine``): the JVM parses the term vectors (JSON)
-into maps and the sketches (hex) into bytes; each Arrow batch of pairs then goes
-through ``crawldedup.core.pair_measures`` whole — no Python object per term, no Python
-loop per measure. Without the cosine, pairs carry only their ids (``pair_sides``).
+The measures are ``crawldedup.core.pair_measures``' (the same bits as the per-pair
+definitions), a whole Arrow batch of pairs at a time: no Python object per term, no
+Python loop per measure. Pairs come in one of two ways, and score the same
+(``tests/unit/test_pair_scoring.py``; ``tests/spark/test_fast_path.py`` on real stage
+output):
+
+- Pairs of ids (``score_id_batches``; without the cosine). A document has tens of
+  candidate pairs, so joining its sketch (1 KB) to every pair moves tens of copies of it
+  through a shuffle and through Arrow into Python. Instead, each Python worker reads the
+  sides once, columnar — the day's ``work/docs`` and the earlier days' candidates fetched
+  from the store (``work/earlier_sides``) — into one (documents × width) array of padded
+  sketches (``Sides``), and every Arrow batch of pairs gathers its rows by index. The
+  work folder must be readable where the executors run, as the Bloom stage's partitioned
+  filters already require (one home on a shared file system).
+- Pairs with both sides joined (``score_pairs``; the cosine path,
+  ``cascade.needs_cosine``): the JVM parses the term vectors (JSON) into maps and the
+  sketches (hex) into bytes (``arrow_inputs``), and each batch goes through the measures
+  whole.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
+import pyarrow.parquet as pq
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
+from pyspark.sql.pandas.types import to_arrow_schema
 
 from crawldedup.core.pair_measures import (
     Ragged,
     cosines,
     hamming,
+    padded,
+    padded_sketch_measures,
     sketch_measures,
     sketches_from_bytes,
 )
 from crawldedup.pipeline import schemas
+
+_SCORES_ARROW = to_arrow_schema(schemas.PAIR_SCORES)
+
+
+def _simhashes(values: list[str | None]) -> tuple[np.ndarray, np.ndarray]:
+    """(values, known) of hex SimHashes; 0 and not known where null or empty."""
+    known = np.array([bool(v) for v in values], dtype=bool)
+    return np.array([int(v, 16) if v else 0 for v in values], dtype=np.uint64), known
+
+
+def _scores(
+    batch: pa.RecordBatch,
+    similarity: pa.Array,
+    distance: pa.Array,
+    sketch: tuple[np.ndarray, np.ndarray, np.ndarray],
+    chars: tuple[pa.Array, pa.Array],
+    schema: pa.Schema,
+) -> pa.RecordBatch:
+    """``schema`` (PAIR_SCORES) rows of ``batch``'s (id, cand_id) pairs from their
+    measures: the cosine, the SimHash distance, ``sketch`` (Jaccard, containment,
+    smaller set size) and ``chars`` (both sides' lengths)."""
+    jac, con, smaller = sketch
+    a_chars, b_chars = chars
+    shorter = pc.min_element_wise(a_chars, b_chars)
+    return pa.RecordBatch.from_arrays(
+        [
+            batch.column("id"),
+            batch.column("cand_id"),
+            similarity,
+            distance,
+            pa.array(jac),
+            pa.array(con),
+            pa.array(smaller),
+            # null when the candidate's length is unknown (rows stored before it was)
+            pc.if_else(b_chars.is_null(), pa.scalar(None, shorter.type), shorter).cast(pa.int32()),
+        ],
+        schema=schema,
+    )
+
+
+# Pairs of ids: the sides read once per worker.
+
+# Hex digit (ASCII code) -> its value; both cases, as bytes.fromhex accepts.
+_NIBBLE = np.zeros(256, dtype=np.uint8)
+for _i, _c in enumerate("0123456789abcdef"):
+    _NIBBLE[ord(_c)] = _NIBBLE[ord(_c.upper())] = _i
+SIDE_COLUMNS = ["id", "sketch", "simhash", "length"]
+_SIDE_SCHEMA = pa.schema(
+    [
+        pa.field("id", pa.string()),
+        pa.field("sketch", pa.string()),
+        pa.field("simhash", pa.string()),
+        pa.field("length", pa.int32()),
+    ]
+)
+
+
+@dataclass(frozen=True)
+class Sides:
+    """The day's documents, then the earlier days' candidates: padded sketches,
+    SimHashes and lengths, one row each, found by id."""
+
+    today: pd.Index  # id -> row
+    earlier: pd.Index  # id -> row - len(today)
+    sketches: np.ndarray  # (n, width) uint64, see pair_measures.padded
+    sketch_lengths: np.ndarray  # int64
+    simhash: np.ndarray  # uint64, 0 when unknown
+    simhash_known: np.ndarray  # bool
+    chars: pa.Array  # int32, null when unknown
+
+    def rows(self, ids: pa.Array, same_day: np.ndarray | None = None) -> np.ndarray:
+        """Row of each id (-1 when unknown): the day's, or where ``same_day`` is false
+        the earlier days'."""
+        names = ids.to_pylist()
+        today = np.asarray(self.today.get_indexer(names), dtype=np.int64)
+        if same_day is None or same_day.all():
+            return today
+        earlier = np.asarray(self.earlier.get_indexer(names), dtype=np.int64)
+        earlier = np.where(earlier >= 0, earlier + len(self.today), -1)
+        return np.where(same_day, today, earlier)
+
+
+def _hex_values(col: pa.Array) -> Ragged:
+    """Ragged big-endian 64-bit values of a string column of hex (16 digits a value)."""
+    col = pc.fill_null(col, "").cast(pa.large_string())
+    _, offset_buffer, data = col.buffers()
+    if not len(col) or data is None:  # no rows, or only empty sketches
+        return Ragged(np.zeros(0, dtype=np.uint64), np.zeros(len(col) + 1, dtype=np.int64))
+    offsets = np.frombuffer(offset_buffer, dtype=np.int64)[col.offset : col.offset + len(col) + 1]
+    start, end = int(offsets[0]), int(offsets[-1])
+    digits = np.frombuffer(data, dtype=np.uint8)[start:end]
+    nibbles = _NIBBLE[digits]
+    raw = (nibbles[0::2] << 4) | nibbles[1::2]
+    values = raw.view(">u8").astype(np.uint64) if raw.size else np.zeros(0, dtype=np.uint64)
+    return Ragged(values, (offsets - start) // 16)
+
+
+def sides_of(today: pa.Table, earlier: pa.Table, k: int) -> Sides:
+    """The sides of two tables with ``SIDE_COLUMNS`` (sketch and simhash as hex)."""
+    table = pa.concat_tables([t.select(SIDE_COLUMNS).cast(_SIDE_SCHEMA) for t in (today, earlier)])
+    table = table.combine_chunks()
+    column = table.column("sketch")
+    sketches = _hex_values(column.chunk(0) if column.num_chunks else pa.array([], pa.string()))
+    lengths = sketches.lengths
+    simhash, simhash_known = _simhashes(table.column("simhash").to_pylist())
+    ids = table.column("id").to_pylist()
+    return Sides(
+        today=pd.Index(ids[: today.num_rows], dtype=object),
+        earlier=pd.Index(ids[today.num_rows :], dtype=object),
+        sketches=padded(sketches, max(k, int(lengths.max(initial=0)), 1)),
+        sketch_lengths=lengths,
+        simhash=simhash,
+        simhash_known=simhash_known,
+        chars=table.column("length").combine_chunks().cast(pa.int32()),
+    )
+
+
+def _stamp(folder: str) -> tuple[str, tuple[tuple[str, int, int], ...]]:
+    """A folder's identity for the cache: its files' names, mtimes and sizes."""
+    stats = sorted((e.name, e.stat()) for e in os.scandir(folder))
+    return folder, tuple((name, st.st_mtime_ns, st.st_size) for name, st in stats)
+
+
+_CACHE: dict[tuple[object, ...], Sides] = {}
+
+
+def load_sides(today: str, earlier: str, k: int) -> Sides:
+    """The sides of the day's documents and the earlier days' candidates (Parquet
+    folders), read once per worker process for the same files (a rerun rewrites them,
+    and so is read anew)."""
+    key = (_stamp(today), _stamp(earlier), k)
+    if key not in _CACHE:
+        _CACHE.clear()  # one day's sides at a time
+        tables = [pq.read_table(Path(p), columns=SIDE_COLUMNS) for p in (today, earlier)]
+        _CACHE[key] = sides_of(tables[0], tables[1], k)
+    return _CACHE[key]
+
+
+def score_id_batch(
+    batch: pa.RecordBatch, day: str, sides: Sides, k: int, schema: pa.Schema
+) -> pa.RecordBatch:
+    """``schema`` (PAIR_SCORES) rows of a batch of (id, cand_id, cand_day) pairs, with
+    a null ``similarity``. A pair with an unknown side is left out, as a join would."""
+    same_day = np.asarray(
+        pc.equal(batch.column("cand_day"), day).to_numpy(zero_copy_only=False), dtype=bool
+    )
+    a = sides.rows(batch.column("id"))
+    b = sides.rows(batch.column("cand_id"), same_day)
+    keep = (a >= 0) & (b >= 0)
+    if not keep.all():
+        batch, a, b = batch.filter(pa.array(keep)), a[keep], b[keep]
+    sketch = padded_sketch_measures(
+        sides.sketches[a], sides.sketch_lengths[a], sides.sketches[b], sides.sketch_lengths[b], k
+    )
+    known = sides.simhash_known[a] & sides.simhash_known[b]
+    dist = pa.array(hamming(sides.simhash[a], sides.simhash[b]).astype(np.int32), mask=~known)
+    chars = sides.chars.take(pa.array(a)), sides.chars.take(pa.array(b))
+    return _scores(batch, pa.nulls(batch.num_rows, pa.float64()), dist, sketch, chars, schema)
+
+
+def score_id_batches(
+    batches: Iterator[pa.RecordBatch],
+    day: str,
+    today: str,
+    earlier: str,
+    k: int,
+    schema: pa.Schema,
+) -> Iterator[pa.RecordBatch]:
+    """:func:`score_id_batch` of every batch; the sides are read on the first."""
+    sides: Sides | None = None
+    for b in batches:
+        if b.num_rows:
+            sides = sides or load_sides(today, earlier, k)
+            yield score_id_batch(b, day, sides, k, schema)
+
+
+# Pairs with both sides joined: the cosine path.
 
 _VECTOR = "map<string,double>"  # a term vector, parsed by the JVM
 
@@ -64,11 +263,6 @@ def _map_side(col: pa.Array) -> tuple[pa.Array, np.ndarray, np.ndarray]:
     return keys, np.asarray(weights, dtype=np.float64), offsets - start
 
 
-def _simhashes(values: list[str | None]) -> tuple[np.ndarray, np.ndarray]:
-    known = np.array([bool(v) for v in values], dtype=bool)
-    return np.array([int(v, 16) if v else 0 for v in values], dtype=np.uint64), known
-
-
 def score_batch(batch: pa.RecordBatch, k: int) -> pa.RecordBatch:
     """The PAIR_SCORES row of every pair in ``batch`` (columns of ``arrow_inputs``)."""
     keys_a, w_a, off_a = _map_side(batch.column("tf"))
@@ -78,7 +272,7 @@ def score_batch(batch: pa.RecordBatch, k: int) -> pa.RecordBatch:
     sim = cosines(
         Ragged(codes_np[: len(keys_a)], off_a), w_a, Ragged(codes_np[len(keys_a) :], off_b), w_b
     )
-    jac, con, smaller = sketch_measures(
+    sketch = sketch_measures(
         sketches_from_bytes(batch.column("sketch").to_pylist()),
         sketches_from_bytes(batch.column("cand_sketch").to_pylist()),
         k,
@@ -86,37 +280,8 @@ def score_batch(batch: pa.RecordBatch, k: int) -> pa.RecordBatch:
     sh_a, known_a = _simhashes(batch.column("simhash").to_pylist())
     sh_b, known_b = _simhashes(batch.column("cand_simhash").to_pylist())
     dist = pa.array(hamming(sh_a, sh_b).astype(np.int32), mask=~(known_a & known_b))
-    shorter = pc.min_element_wise(batch.column("length"), batch.column("cand_length"))
-    return pa.RecordBatch.from_arrays(
-        [
-            batch.column("id"),
-            batch.column("cand_id"),
-            pa.array(sim),
-            dist,
-            pa.array(jac),
-            pa.array(con),
-            pa.array(smaller),
-            # null when the candidate's length is unknown (rows stored before it was)
-            pc.if_else(
-                batch.column("cand_length").is_null(), pa.scalar(None, shorter.type), shorter
-            ).cast(pa.int32()),
-        ],
-        schema=_SCORES_ARROW,
-    )
-
-
-_SCORES_ARROW = pa.schema(
-    [
-        pa.field("id", pa.string(), False),
-        pa.field("cand_id", pa.string(), False),
-        pa.field("similarity", pa.float64()),  # PAIR_SCORES: null without the cosine
-        pa.field("hamming", pa.int32()),
-        pa.field("jaccard", pa.float64()),
-        pa.field("containment", pa.float64()),
-        pa.field("smaller_shingles", pa.float64()),
-        pa.field("shorter_chars", pa.int32()),
-    ]
-)
+    chars = batch.column("length"), batch.column("cand_length")
+    return _scores(batch, pa.array(sim), dist, sketch, chars, _SCORES_ARROW)
 
 
 def score_pairs(pairs: DataFrame, k: int) -> DataFrame:

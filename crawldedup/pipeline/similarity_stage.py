@@ -27,8 +27,7 @@ from crawldedup.core.duplicate_types import duplicate_type
 from crawldedup.pipeline import schemas
 from crawldedup.pipeline.context import DayContext, timed
 from crawldedup.pipeline.decisions import decide_all
-from crawldedup.pipeline.pair_scoring import score_pairs
-from crawldedup.pipeline.pair_sides import score_id_batches
+from crawldedup.pipeline.pair_scoring import score_id_batches, score_pairs
 from crawldedup.pipeline.store_batches import store_batches
 from crawldedup.rules import Rule
 from crawldedup.store import Store

@@ -17,8 +17,7 @@ from crawldedup.core.fingerprint import hamming64, sketch_containment, sketch_ja
 from crawldedup.core.similarity import cosine
 from crawldedup.ingest.records import fingerprint_fields
 from crawldedup.pipeline import schemas
-from crawldedup.pipeline.pair_scoring import score_batch
-from crawldedup.pipeline.pair_sides import score_id_batch, sides_of
+from crawldedup.pipeline.pair_scoring import score_batch, score_id_batch, sides_of
 
 _VECTOR = pa.map_(pa.string(), pa.float64())
 DAY = "2026-11-02"
