@@ -53,8 +53,16 @@ def build_dist(out_dir: Path, project: Path = DEFAULT_JOBS_DIR.parent) -> Path:
     is a zip that zipimport reads as it is."""
     out_dir.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="crawldedup-wheel-") as tmp:
+        # Built from a fresh copy of the sources: pip builds in the tree it is given, and
+        # setuptools would pack what a checkout's build/lib kept of moved or deleted modules.
+        src = Path(tmp) / "src"
+        skip = shutil.ignore_patterns("__pycache__", "*.pyc")
+        for name in ("crawldedup", "plugins"):
+            shutil.copytree(project / name, src / name, ignore=skip)
+        for name in ("pyproject.toml", "README.md"):
+            shutil.copy2(project / name, src / name)
         subprocess.run(
-            [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", tmp, str(project)],
+            [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", tmp, str(src)],
             check=True,
             stdout=subprocess.DEVNULL,
         )

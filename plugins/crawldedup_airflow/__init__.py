@@ -14,7 +14,10 @@ allowed_paths, at parse time):
 - :mod:`.sensors`   ``CrawlDaySensor``: waits for the previous day and the crawl folder
 - :mod:`.hooks`     ``HBaseHook``: the store from the ``hbase_default`` Connection
 - :mod:`.listeners` the run note (``crawl day D``), set in the scheduler
-- :mod:`.tasks`     the report task: write the report, push counts, apply the gate
+- :mod:`.tasks`     the Python tasks: commit the day, report it (counts, the gate),
+                    whether an optional stage runs
+- :mod:`.assets`    ``VERDICTS``: the Asset the commit task emits for later DAGs
+- :mod:`.submit_day` a day's stages submitted through the Spark provider's hook
 
 ``plugins/crawldedup_plugin.py`` registers the timetable and the listener with Airflow.
 The package is installed with the project too (``pyproject.toml``), so that Airflow's
