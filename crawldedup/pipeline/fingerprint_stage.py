@@ -8,18 +8,35 @@ fingerprinted documents (one per id, ``duplicate_ids``) and quarantine entries;
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 from typing import Any
 
+import pyarrow as pa
+import pyarrow.parquet as pq
 from pyspark.sql import SparkSession
 from pyspark.sql import functions as F
+from pyspark.sql.pandas.types import to_arrow_schema
 
 from crawldedup.ingest.readers import select_input_files
 from crawldedup.pipeline import schemas
 from crawldedup.pipeline.context import DayContext, timed
 from crawldedup.pipeline.day_input import PAGE_COLUMNS, read_and_fingerprint
-from crawldedup.pipeline.quarantine_files import quarantine_counts, write_quarantine
+from crawldedup.pipeline.quarantine_files import (
+    quarantine_counts,
+    write_empty_quarantine,
+    write_quarantine,
+)
 from crawldedup.pipeline.site_boilerplate import forget_line_counts, remove_boilerplate
+
+
+def _write_no_documents(folder: Path) -> None:
+    """``work/docs`` of a day without files: one Parquet file with the schema, no rows."""
+    if folder.exists():
+        shutil.rmtree(folder)
+    folder.mkdir(parents=True)
+    empty = pa.Table.from_batches([], schema=to_arrow_schema(schemas.DOCS))
+    pq.write_table(empty, folder / "part-00000.parquet")
 
 
 def run(spark: SparkSession, ctx: DayContext) -> dict[str, Any]:
@@ -35,19 +52,20 @@ def run(spark: SparkSession, ctx: DayContext) -> dict[str, Any]:
         # What was not read, and why (symlinks, hidden folders, unknown extensions).
         stats["skipped_files"] = selection.skipped_counts()
         stats["skipped"] = selection.skipped_listing()
-        parsed = None
         if not files:
+            # Nothing to read: empty outputs written directly, no Spark job.
             forget_line_counts(ctx)
-            docs = spark.createDataFrame([], schemas.DOCS)
-            quarantined = spark.createDataFrame([], schemas.QUARANTINE)
-        else:
-            docs, quarantined, parsed = read_and_fingerprint(spark, files, ctx.cfg, ctx.day)
-            if ctx.cfg.boilerplate.enabled:
-                docs, stats["boilerplate"] = remove_boilerplate(spark, ctx, docs)
+            _write_no_documents(Path(ctx.path("docs")))
+            write_empty_quarantine(ctx.quarantine_dir)
+            stats.update(documents=0, missing_fetched_at=0, quarantined={}, records_in=0)
+            ctx.write_stats("fingerprint", {**stats, "seconds": 0.0})
+            return ctx.read_stats("fingerprint")
+        docs, quarantined, parsed = read_and_fingerprint(spark, files, ctx.cfg, ctx.day)
+        if ctx.cfg.boilerplate.enabled:
+            docs, stats["boilerplate"] = remove_boilerplate(spark, ctx, docs)
         docs.drop("raw", *PAGE_COLUMNS).write.mode("overwrite").parquet(ctx.path("docs"))
         write_quarantine(quarantined, ctx.quarantine_dir)
-        if parsed is not None:
-            parsed.unpersist()
+        parsed.unpersist()
         written = spark.read.parquet(ctx.path("docs"))
         counts = written.agg(
             F.count(F.lit(1)).alias("n"),

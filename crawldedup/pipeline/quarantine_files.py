@@ -8,6 +8,7 @@ others can read them.
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 
 from pyspark.sql import DataFrame, SparkSession
@@ -38,6 +39,14 @@ def write_quarantine(quarantined: DataFrame, folder: Path) -> None:
     _private_dir(folder.parent)  # no window where others can read raw pages
     quarantined.coalesce(1).write.mode("overwrite").json(str(folder))
     _private_tree(folder)
+
+
+def write_empty_quarantine(folder: Path) -> None:
+    """An empty quarantine for a day without files: the folder alone, owner-only."""
+    _private_dir(folder.parent)
+    if folder.exists():
+        shutil.rmtree(folder)
+    _private_dir(folder)
 
 
 def quarantine_counts(spark: SparkSession, folder: Path) -> dict[str, int]:

@@ -145,6 +145,7 @@ def stale_earlier_stages(ctx: DayContext, stages: tuple[str, ...]) -> list[str]:
 # Spark job (an empty day costs little more than Spark's own start).
 NOTHING_TO_JUDGE: dict[str, dict[str, Any]] = {
     "relevance": {"skipped": "no documents"},
+    "bloom": {"filters": {}, "source": None},
     "candidates": {
         "candidates": {},
         "bloom": {"probes": 0, "hits": 0, "false_positives": 0, "partitioned_rules": []},
