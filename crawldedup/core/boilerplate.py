@@ -34,6 +34,9 @@ def line_key(line: str, min_chars: int) -> str | None:
 _LABEL = re.compile(r"^([^:：]{1,40})[:：](.+)$")
 _DIGITS = re.compile(r"\d+")
 MAX_LABEL_CHARS = 12
+# A field's fill is a title, a name, a date: a longer line is text that starts with a
+# label ("本站公告：" and a whole paragraph), not a field.
+MAX_SHAPE_CHARS = 60
 SHAPE_PREFIX = "~"
 """Shape keys start with this (a line key is hex): both are counted per host alike."""
 
@@ -43,9 +46,12 @@ def _md5(text: str) -> str:
 
 
 def _shape_key(line: str, norm: str) -> str | None:
-    """The key of the line's shape, or None when it has none: ``label:`` for a label of
-    at most ``MAX_LABEL_CHARS`` normalized characters followed by a fill, else the
-    normalized text with its numbers as ``#`` for a line that has numbers."""
+    """The key of the line's shape, or None when it has none (always for a line of more
+    than ``MAX_SHAPE_CHARS`` normalized characters): ``label:`` for a label of at most
+    ``MAX_LABEL_CHARS`` normalized characters followed by a fill, else the normalized text
+    with its numbers as ``#`` for a line that has numbers."""
+    if len(norm) > MAX_SHAPE_CHARS:
+        return None
     m = _LABEL.match(line.strip())
     if m:
         label = normalize_text(m.group(1))

@@ -160,7 +160,7 @@ def scores_of_ids(
     spark: SparkSession, ctx: DayContext, cands: DataFrame, counters: dict[str, Any]
 ) -> None:
     """work/scores without the cosine: the pairs carry their ids only, and each Python
-    worker reads the sides once (``pair_sides``): the day's from work/docs, the earlier
+    worker reads the sides once (``pair_scoring``): the day's from work/docs, the earlier
     days' from work/earlier_sides, fetched from the store first."""
     pairs = pairs_to_score(cands)
     _earlier_sides(spark, ctx, pairs, counters, None).select(

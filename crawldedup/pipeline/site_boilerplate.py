@@ -17,7 +17,7 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from crawldedup.config import Config
-from crawldedup.core.boilerplate import is_boilerplate_only, strip_boilerplate
+from crawldedup.core.boilerplate import SHAPE_PREFIX, is_boilerplate_only, strip_boilerplate
 from crawldedup.ingest.records import fingerprint_fields
 from crawldedup.pipeline.context import DayContext
 from crawldedup.pipeline.store_batches import store_batches, tuple_batches
@@ -165,7 +165,9 @@ def remove_boilerplate(
     for r in boiler_rows.collect():
         found.setdefault(r["host"], set()).add(r["line"])
     boiler = {h: frozenset(lines) for h, lines in found.items()}
-    stats = {"hosts": len(boiler), "lines": sum(len(v) for v in boiler.values())}
+    keys = [k for v in boiler.values() for k in v]
+    shapes = sum(k.startswith(SHAPE_PREFIX) for k in keys)
+    stats = {"hosts": len(boiler), "lines": len(keys) - shapes, "shapes": shapes}
     if not boiler:
         return docs, stats
     # One narrow pass: the host's lines go to every task, no join moves a row.

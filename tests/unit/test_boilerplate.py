@@ -45,6 +45,10 @@ def test_a_template_line_filled_in_has_one_shape_on_every_page() -> None:
     assert shape("玉阶生白露，夜久侵罗袜。") is None
     assert shape("Here is a simple echo server implementation:") is None  # no fill
     assert shape("As the proverb says: a long label is prose, not a template field") is None
+    # A label before a whole paragraph is the start of the text, not a field to fill in.
+    article = "本站公告：" + "新学期开始后，市教育局发布了关于中小学课后服务的指导意见，" * 4
+    assert shape(article) is None
+    assert shape(f"In 2026 the city counted {'many new residents and ' * 8}") is None
     # Stripped by its shape, whatever the fill.
     boiler = {shape("上一篇：上山擒虎易")}
     page = "上一篇：城门失火\n床前明月光\n疑是地上霜"

@@ -1,6 +1,6 @@
 """The two ways of scoring a batch of pairs agree, and agree with the per-pair
 definitions: ``pair_scoring.score_batch`` (both sides joined to every pair, with the
-cosine, as the JVM hands them over) and ``pair_sides.score_id_batch`` (pairs of ids,
+cosine, as the JVM hands them over) and ``pair_scoring.score_id_batch`` (pairs of ids,
 sides read once), on real fingerprints of same-day and earlier-day pairs."""
 
 from __future__ import annotations
