@@ -51,33 +51,37 @@ def default_home() -> Path:
     return Path(os.environ.get("CRAWLDEDUP_HOME") or ".crawldedup")
 
 
+def add_common_options(sp: argparse.ArgumentParser, home_note: str = "") -> None:
+    """--home, --config, --store and --set, as every command that opens a store takes them."""
+    sp.add_argument(
+        "--home",
+        type=Path,
+        default=None,
+        help="folder of the embedded store and work files "
+        f"(default $CRAWLDEDUP_HOME, else ./.crawldedup){home_note}",
+    )
+    sp.add_argument(
+        "--config", type=Path, default=None, help=f"TOML config file (default ${CONFIG_ENV})"
+    )
+    sp.add_argument(
+        "--store", default=None, help="store URL: sqlite:///path or hbase://host:port[/prefix]"
+    )
+    sp.add_argument(
+        "--set",
+        dest="overrides",
+        action="append",
+        type=_override,
+        default=[],
+        metavar="KEY=VALUE",
+        help="override one config value, e.g. cascade.threshold=0.8",
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="crawldedup", description="Daily de-duplication of web crawls.")
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
-    def common(sp: argparse.ArgumentParser) -> None:
-        sp.add_argument(
-            "--home",
-            type=Path,
-            default=None,
-            help="folder of the embedded store and work files "
-            "(default $CRAWLDEDUP_HOME, else ./.crawldedup)",
-        )
-        sp.add_argument(
-            "--config", type=Path, default=None, help=f"TOML config file (default ${CONFIG_ENV})"
-        )
-        sp.add_argument(
-            "--store", default=None, help="store URL: sqlite:///path or hbase://host:port[/prefix]"
-        )
-        sp.add_argument(
-            "--set",
-            dest="overrides",
-            action="append",
-            type=_override,
-            default=[],
-            metavar="KEY=VALUE",
-            help="override one config value, e.g. cascade.threshold=0.8",
-        )
+    common = add_common_options
 
     r = sub.add_parser("run", help="de-duplicate day D against every earlier day")
     r.add_argument("--date", required=True, type=_day)

@@ -27,8 +27,9 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
-from crawldedup.cli import UsageError, _day, _one_line, _override, _Parser, _progress, default_home
-from crawldedup.config import CONFIG_ENV, ConfigError, build_config
+from crawldedup.cli import UsageError, _day, _one_line, _Parser, _progress, default_home
+from crawldedup.cli.parser import add_common_options
+from crawldedup.config import ConfigError, build_config
 
 PROG = "crawldedup_demo"
 
@@ -46,28 +47,7 @@ def build_parser() -> argparse.ArgumentParser:
     d = sub.add_parser("demo", help="generate the sample, run every day, print a summary")
     d.add_argument("--days", type=int, default=3)
     d.add_argument("--seed", type=int, default=7)
-    d.add_argument(
-        "--home",
-        type=Path,
-        default=None,
-        help="folder of the embedded store and work files "
-        "(default $CRAWLDEDUP_HOME, else ./.crawldedup); the demo uses HOME/demo",
-    )
-    d.add_argument(
-        "--config", type=Path, default=None, help=f"TOML config file (default ${CONFIG_ENV})"
-    )
-    d.add_argument(
-        "--store", default=None, help="store URL: sqlite:///path or hbase://host:port[/prefix]"
-    )
-    d.add_argument(
-        "--set",
-        dest="overrides",
-        action="append",
-        type=_override,
-        default=[],
-        metavar="KEY=VALUE",
-        help="override one config value, e.g. cascade.threshold=0.8",
-    )
+    add_common_options(d, home_note="; the demo uses HOME/demo")
     return p
 
 
