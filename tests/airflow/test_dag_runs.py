@@ -364,6 +364,7 @@ def test_an_input_root_outside_the_allowed_roots_fails_the_first_task(
     assert list(allowed.iterdir()) == []
 
 
+@pytest.mark.exhaustive  # make test-all: one more Airflow process (about 20 s)
 def test_a_conf_key_that_is_no_param_is_refused_by_the_first_task(
     airflow_db_template: Path, tmp_path: Path
 ) -> None:
