@@ -31,7 +31,7 @@ def config_digest(cfg: Config) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:12]
 
 
-def published_with(ctx: DayContext) -> dict[str, Any]:
+def run_parameters(ctx: DayContext) -> dict[str, Any]:
     """The parameters the day's verdicts were computed with, as the report shows them."""
     c = ctx.cfg.cascade
     return {
@@ -55,7 +55,7 @@ def run(spark: SparkSession | None, ctx: DayContext) -> dict[str, Any]:
     elif not ctx.read_stats("publish"):
         raise RuntimeError(f"{ctx.day} is not published here: run its publish stage first")
     else:
-        params = published_with(ctx)
+        params = run_parameters(ctx)
         with open_store(ctx.store) as store:
             store.put("days", {ctx.day: {PUBLISHED_WITH: json.dumps(params).encode()}})
             mark_complete(store, ctx.day)  # the day's last write

@@ -39,6 +39,27 @@ def _write_no_documents(folder: Path) -> None:
     pq.write_table(empty, folder / "part-00000.parquet")
 
 
+def _fingerprint_files(spark: SparkSession, ctx: DayContext, files: list[str]) -> dict[str, Any]:
+    """Read, fingerprint and write the day's documents and quarantine; their counts."""
+    stats: dict[str, Any] = {}
+    docs, quarantined, parsed = read_and_fingerprint(spark, files, ctx.cfg, ctx.day)
+    if ctx.cfg.boilerplate.enabled:
+        docs, stats["boilerplate"] = remove_boilerplate(spark, ctx, docs)
+    docs.drop("raw", *PAGE_COLUMNS).write.mode("overwrite").parquet(ctx.path("docs"))
+    write_quarantine(quarantined, ctx.quarantine_dir)
+    parsed.unpersist()
+    written = spark.read.parquet(ctx.path("docs"))
+    counts = written.agg(
+        F.count(F.lit(1)).alias("n"),
+        F.count(F.when(~F.col("has_fetched_at"), 1)).alias("missing"),
+    ).first()
+    stats["documents"] = int(counts["n"]) if counts else 0
+    stats["missing_fetched_at"] = int(counts["missing"]) if counts else 0
+    stats["quarantined"] = quarantine_counts(spark, ctx.quarantine_dir)
+    stats["records_in"] = stats["documents"] + sum(stats["quarantined"].values())
+    return stats
+
+
 def run(spark: SparkSession, ctx: DayContext) -> dict[str, Any]:
     """Fingerprint the day: writes work/docs (Parquet) and the quarantine (JSON Lines)."""
     stats: dict[str, Any] = {}
@@ -58,22 +79,7 @@ def run(spark: SparkSession, ctx: DayContext) -> dict[str, Any]:
             _write_no_documents(Path(ctx.path("docs")))
             write_empty_quarantine(ctx.quarantine_dir)
             stats.update(documents=0, missing_fetched_at=0, quarantined={}, records_in=0)
-            ctx.write_stats("fingerprint", {**stats, "seconds": 0.0})
-            return ctx.read_stats("fingerprint")
-        docs, quarantined, parsed = read_and_fingerprint(spark, files, ctx.cfg, ctx.day)
-        if ctx.cfg.boilerplate.enabled:
-            docs, stats["boilerplate"] = remove_boilerplate(spark, ctx, docs)
-        docs.drop("raw", *PAGE_COLUMNS).write.mode("overwrite").parquet(ctx.path("docs"))
-        write_quarantine(quarantined, ctx.quarantine_dir)
-        parsed.unpersist()
-        written = spark.read.parquet(ctx.path("docs"))
-        counts = written.agg(
-            F.count(F.lit(1)).alias("n"),
-            F.count(F.when(~F.col("has_fetched_at"), 1)).alias("missing"),
-        ).first()
-        stats["documents"] = int(counts["n"]) if counts else 0
-        stats["missing_fetched_at"] = int(counts["missing"]) if counts else 0
-        stats["quarantined"] = quarantine_counts(spark, ctx.quarantine_dir)
-        stats["records_in"] = stats["documents"] + sum(stats["quarantined"].values())
+        else:
+            stats.update(_fingerprint_files(spark, ctx, files))
     ctx.write_stats("fingerprint", stats)
     return stats

@@ -8,7 +8,7 @@ from typing import Any
 from pyspark.sql import SparkSession
 
 from crawldedup.day_state import published_with
-from crawldedup.pipeline.commit_stage import published_with as current_parameters
+from crawldedup.pipeline.commit_stage import run_parameters
 from crawldedup.pipeline.context import DayContext
 from crawldedup.stage_registry import stage
 from crawldedup.store import open_store
@@ -32,7 +32,7 @@ def day_parameters(ctx: DayContext) -> dict[str, Any]:
     """The parameters the day was committed with, from the store; in a dry run (nothing
     committed) this run's own."""
     if ctx.dry_run:
-        return current_parameters(ctx)
+        return run_parameters(ctx)
     with open_store(ctx.store) as store:
         found = published_with(store, ctx.day)
     if found is None:
