@@ -49,94 +49,199 @@ class ConfigError(ValueError):
     """A configuration value or file is invalid; the CLI exits 2 with its message."""
 
 
+T = typing.TypeVar("T")
+
+
+def knob(
+    default: T,
+    doc: str,
+    *,
+    ge: float | None = None,
+    gt: float | None = None,
+    le: float | None = None,
+    lt: float | None = None,
+    items: tuple[str, ...] = (),
+    experimental: tuple[str, ...] = (),
+) -> T:
+    """A config field with its one help text and its checks, as field metadata.
+
+    ``doc`` is the knob's help: the generated reference (:mod:`crawldedup.config_doc`) and
+    the DAG Params made from knobs (``crawldedup_airflow.params``) print it. ``ge``/``gt``/
+    ``le``/``lt`` bound a number; ``items`` are the allowed items of a list; a ``Literal``
+    type gives the choices of a string. ``experimental`` names the choices that are
+    alternative code paths kept for studies, which no user needs by default.
+    """
+    bounds = {k: v for k, v in (("ge", ge), ("gt", gt), ("le", le), ("lt", lt)) if v is not None}
+    meta = {"doc": doc, "bounds": bounds, "items": items, "experimental": experimental}
+    made: T = field(default=default, metadata=meta)
+    return made
+
+
 @dataclass(frozen=True)
 class FingerprintConfig:
-    head_chars: int = 100
-    tail_chars: int = 100
-    tokenizer: Literal["char", "jieba"] = "char"  # docs/algorithm.md#cosine
-    title_noise_words: tuple[str, ...] = DEFAULT_NOISE_WORDS
-    # Titles that normalize to fewer characters than this are too generic to key on.
-    min_title_chars: int = 2
+    """Exact keys (docs/algorithm.md#keys)."""
+
+    head_chars: int = knob(100, "C key: md5 of the first N normalized characters.", gt=0)
+    tail_chars: int = knob(100, "D key: md5 of the last N normalized characters.", gt=0)
+    tokenizer: Literal["char", "jieba"] = knob(
+        "char",
+        'Terms of the cosine (docs/algorithm.md#cosine): "char" (one per CJK character, one '
+        'per Latin/digit run) or "jieba" words.',
+    )
+    title_noise_words: tuple[str, ...] = knob(
+        DEFAULT_NOISE_WORDS, "Words removed from titles before the title key."
+    )
+    min_title_chars: int = knob(
+        2, "Titles that normalize to fewer characters get no title key (too generic)."
+    )
 
 
 @dataclass(frozen=True)
 class SimhashConfig:
-    # Hamming distance at most this many bits; the index splits the 64 bits into
-    # max_distance + 1 blocks (pigeonhole: a near copy matches at least one block).
-    max_distance: int = 3
-    # "shingles" (character n-grams), "terms" (cosine terms), "jieba"
-    features: Literal["shingles", "terms", "jieba"] = "shingles"
-    shingle_size: int = 3
-    # Shorter documents (normalized characters) get no SimHash index keys: a notice or a
-    # poem has too few shingles for 64 bits to tell a filled-in template (another date,
-    # another amount) from a copy. Short texts are left to the exact keys.
-    min_chars: int = 300
-    # Verification of a SimHash candidate: character-shingle Jaccard, estimated from
-    # bottom-k sketches, at least this much (besides the cosine). Seed 000's character
-    # cosine alone cannot reject unrelated Chinese texts (they often score above 0.9);
-    # shingle Jaccard separates them (header/footer copies ≥ 0.85, unrelated texts far lower).
-    min_jaccard: float = 0.7
-    sketch_size: int = 128
+    """The SimHash rule (docs/algorithm.md#simhash)."""
+
+    max_distance: int = knob(
+        3,
+        "Hamming distance at most this many bits; the index splits the 64 bits into "
+        "max_distance + 1 blocks (a near copy matches at least one block).",
+        ge=0,
+        le=15,
+    )
+    features: Literal["shingles", "terms", "jieba"] = knob(
+        "shingles",
+        'What is hashed: "shingles" (character n-grams), "terms" (the cosine\'s terms) or '
+        '"jieba" words.',
+        experimental=("terms", "jieba"),
+    )
+    shingle_size: int = knob(3, "Characters per shingle.", ge=1, le=16)
+    min_chars: int = knob(
+        300,
+        "Shorter documents (normalized characters) get no SimHash keys: a notice or a poem "
+        "has too few shingles for 64 bits to tell a filled-in template from a copy.",
+        ge=0,
+    )
+    min_jaccard: float = knob(
+        0.7,
+        'Profile "seed": a SimHash candidate also needs this shingle Jaccard, estimated '
+        "from the bottom-k sketches (the character cosine alone cannot reject unrelated "
+        "Chinese texts).",
+        ge=0,
+        le=1,
+    )
+    sketch_size: int = knob(
+        128,
+        "Bottom-k sketch of the term shingles (16·k hex characters a document): the Jaccard "
+        "and containment of every verification.",
+        ge=8,
+        le=4096,
+    )
 
 
 @dataclass(frozen=True)
 class BoilerplateConfig:
-    # Lines that at least min_pages pages of one host hold (this day and earlier days,
-    # docs/algorithm.md#boilerplate) are removed before keys, sketches and LSH bands.
-    enabled: bool = True
-    min_pages: int = 4
-    # Lines with fewer normalized characters are not counted (nor removed). Short
-    # template lines ("首页", "Share") count too: left in, they would make the text of a
-    # short page inside a big template (issue 30).
-    min_line_chars: int = 2
+    """Repeated lines of a host (docs/algorithm.md#boilerplate)."""
+
+    enabled: bool = knob(True, "Remove a host's repeated lines before keys, sketches and bands.")
+    min_pages: int = knob(
+        4,
+        "A line held by this many pages of the host (this day and earlier days) is boilerplate.",
+        ge=2,
+    )
+    min_line_chars: int = knob(
+        2,
+        "Shorter lines (normalized) are neither counted nor removed; short template lines "
+        '("首页", "Share") count. A page with nothing else keeps only its exact key '
+        '(measure "boilerplate_only").',
+        ge=1,
+    )
 
 
 @dataclass(frozen=True)
 class LshConfig:
-    # MinHash LSH over term shingles (docs/algorithm.md#lsh): bands × rows MinHash values,
-    # one index key per band; a pair of Jaccard s shares a key with probability
-    # 1 - (1 - s**rows)**bands (24 × 4: 0.18 at s = 0.3, 0.79 at 0.5, 0.998 at 0.7).
-    bands: int = 24
-    rows: int = 4
-    # Terms per shingle (a CJK character or a Latin word is one term); also the shingles
-    # of the sketch that verifies every candidate.
-    shingle_terms: int = 3
+    """MinHash LSH over term shingles (docs/algorithm.md#lsh): a pair of Jaccard s shares a
+    band with probability 1 - (1 - s**rows)**bands (24 × 4: 0.18 at s = 0.3, 0.79 at 0.5,
+    0.998 at 0.7)."""
+
+    bands: int = knob(24, "Bands: one index key each.", ge=1, le=256)
+    rows: int = knob(4, "MinHash values per band.", ge=1, le=32)
+    shingle_terms: int = knob(
+        3,
+        "Terms per shingle (a CJK character or a Latin word is one term), for LSH and the "
+        "sketches that verify every candidate.",
+        ge=1,
+        le=16,
+    )
 
 
 @dataclass(frozen=True)
 class CascadeConfig:
-    # How a candidate is verified (docs/algorithm.md#verification): "shingles" (Jaccard
-    # or containment of the term shingles, from the bottom-k sketches) or "seed" (the
-    # character cosine strictly above ``threshold``, as the four-key paper has it).
-    profile: Literal["shingles", "seed"] = "shingles"
-    threshold: float = 0.9
-    rules: tuple[str, ...] = RULES
-    # "shingles": a candidate is a copy when the shingle Jaccard is at least
-    # min_jaccard, or when the smaller document's shingles lie in the larger one at
-    # least min_containment (an excerpt, or the article plus a source line, a footer,
-    # a site's blocks). Short texts (the smaller has fewer than short_shingles and,
-    # when its length is known, fewer than short_chars characters: verse, notices) need
-    # short_min_jaccard or short_min_containment: a notice template filled in with
-    # another date and sender shares most of its text, a copy shares all of it. The
-    # length matters for English, whose shingles are words: 150 word shingles are a
-    # 900-character article, not a short text.
-    min_jaccard: float = 0.7
-    min_containment: float = 0.9
-    short_shingles: int = 150
-    short_chars: int = 300
-    short_min_jaccard: float = 0.9
-    short_min_containment: float = 0.95
-    # A duplicate is typed "partial" when one document holds this share of the other's
-    # terms and is clearly longer (see crawldedup.core.duplicate_types).
-    partial_containment: float = 0.9
-    # Vectors of the cascade's cosine: "tf" (raw term frequencies, docs/algorithm.md#cosine) or
-    # "tag_tfidf" (tf · idf · Twf, docs/relevance.md, from the relevance stage's vectors).
-    cosine_weights: Literal["tf", "tag_tfidf"] = "tf"
-    # The shingles profile decides without the cosine, so by default it is not computed
-    # (work/scores.similarity is null, and term vectors stay out of the pairs). true
-    # computes it anyway, for threshold studies (benchmarks/quality.py's cosine curve).
-    # The seed profile always computes it.
-    score_cosine: bool = False
+    """How candidates are verified and decided (docs/algorithm.md#cascade)."""
+
+    profile: Literal["shingles", "seed"] = knob(
+        "shingles",
+        'Verification (docs/algorithm.md#verification): "shingles" (Jaccard or containment '
+        'of the term shingles, from the bottom-k sketches) or "seed" (the character cosine '
+        "strictly above threshold, as the four-key paper has it).",
+        experimental=("seed",),
+    )
+    threshold: float = knob(
+        0.9, 'Profile "seed" only: the cosine must be strictly greater.', gt=0, le=1
+    )
+    rules: tuple[str, ...] = knob(
+        RULES,
+        "The rules looked up and indexed, in cascade order; a rule left out is neither "
+        "looked up nor indexed for that run.",
+        items=RULES,
+    )
+    min_jaccard: float = knob(
+        0.7, 'Profile "shingles": a copy has a shingle Jaccard at least this ...', gt=0, le=1
+    )
+    min_containment: float = knob(
+        0.9,
+        "... or the smaller document's shingles lie in the larger one at least this much "
+        "(an excerpt, or the article plus a source line, a footer, a site's blocks).",
+        gt=0,
+        le=1,
+    )
+    short_shingles: int = knob(
+        150,
+        "A smaller document with fewer shingles than this ... (the length matters for "
+        "English, whose shingles are words)",
+        ge=0,
+    )
+    short_chars: int = knob(
+        300,
+        "... and, when its length is known, fewer characters than this is a short text "
+        "(verse, notices) ...",
+        ge=0,
+    )
+    short_min_jaccard: float = knob(
+        0.9,
+        "... and needs this Jaccard (a notice template filled in with another date shares "
+        "most of its text, a copy all of it) ...",
+        gt=0,
+        le=1,
+    )
+    short_min_containment: float = knob(0.95, "... or this containment.", gt=0, le=1)
+    partial_containment: float = knob(
+        0.9,
+        'A duplicate is typed "partial" when one document holds this share of the '
+        "other's terms and is clearly longer.",
+        gt=0,
+        le=1,
+    )
+    cosine_weights: Literal["tf", "tag_tfidf"] = knob(
+        "tf",
+        'Vectors of the cascade\'s cosine: "tf" (raw term frequencies, '
+        'docs/algorithm.md#cosine) or "tag_tfidf" (tf · idf · Twf, docs/relevance.md, from '
+        "the relevance stage's vectors).",
+        experimental=("tag_tfidf",),
+    )
+    score_cosine: bool = knob(
+        False,
+        'true: also compute the cosine under "shingles" (work/scores.similarity), for '
+        'threshold studies; "seed" always computes it.',
+    )
 
     @property
     def needs_cosine(self) -> bool:
@@ -145,69 +250,102 @@ class CascadeConfig:
 
 @dataclass(frozen=True)
 class RelevanceConfig:
-    # Topic relevance (docs/relevance.md): the semantic library file (YAML); "" turns it off.
-    library: str = ""
-    # How pages are scored: "semantic" (tag-weighted TF-IDF plus the library's atoms),
-    # "tag_tfidf" or "tfidf" (keywords only).
-    mode: Literal["semantic", "tag_tfidf", "tfidf"] = "semantic"
-    # Links kept per topic and day in the crawl frontier.
-    max_links: int = 1000
+    """Topic relevance (docs/relevance.md)."""
+
+    library: str = knob("", 'The semantic library file (YAML); "" = no relevance stage.')
+    mode: Literal["semantic", "tag_tfidf", "tfidf"] = knob(
+        "semantic",
+        'How pages are scored: "semantic" (tag-weighted TF-IDF plus the library\'s atoms), '
+        '"tag_tfidf" or "tfidf" (keywords only).',
+        experimental=("tag_tfidf", "tfidf"),
+    )
+    max_links: int = knob(1000, "Frontier links kept per topic and day.", ge=1)
 
 
 @dataclass(frozen=True)
 class BloomConfig:
-    error_rate: float = 0.001
-    # Where the day's filters come from: "blocks" (the filter blocks the store keeps,
-    # each day's keys OR-ed in when it is published: the cost does not grow with the
-    # index) or "scan" (every index row scanned, the filters sized for what was found).
-    source: Literal["blocks", "scan"] = "blocks"
-    # "blocks": a rule's filters are sized for the keys of this many documents (one key
-    # each; lsh.bands and simhash.max_distance + 1 for the multi-key rules), split evenly
-    # over its key ranges; the size stays fixed so that days can be OR-ed together. An
-    # index past it only raises the false-positive rate (the report shows the fill);
-    # after raising it the next run rebuilds the blocks from the index tables once.
-    capacity_docs: int = 100_000
-    # "scan": a rule's filters are sized for max(min_capacity, 1.25 × keys found in the
-    # store), split evenly over its key ranges.
-    min_capacity: int = 100_000
-    # Key ranges per rule: one filter and one scan task each.
-    scan_splits: int = 4
-    # A rule whose filters together exceed this is not broadcast: the day's keys are
-    # partitioned by key range and each partition loads only its range's filter.
-    max_broadcast_bytes: int = 64 * 1024 * 1024
+    """The day's Bloom filters (docs/algorithm.md#bloom)."""
+
+    error_rate: float = knob(0.001, "False-positive rate of each filter.", gt=0, lt=1)
+    source: Literal["blocks", "scan"] = knob(
+        "blocks",
+        'Where the day\'s filters come from: "blocks" (filter blocks kept in the store, each '
+        'day\'s keys OR-ed in by publish: the cost does not grow with the index) or "scan" '
+        "(rebuilt from a key-only scan of every index table each day).",
+        experimental=("scan",),
+    )
+    capacity_docs: int = knob(
+        100_000,
+        '"blocks": filters sized for this many documents\' keys, split over the key ranges; '
+        "size it to your index (past it only the false-positive rate rises, the report "
+        "shows the fill; after a change the next run rebuilds the blocks once).",
+        ge=1,
+    )
+    min_capacity: int = knob(
+        100_000, '"scan": filters sized max(min_capacity, 1.25 × keys found).', ge=1
+    )
+    scan_splits: int = knob(
+        4, "Key ranges per rule: one filter (and scan task) each.", ge=1, le=256
+    )
+    max_broadcast_bytes: int = knob(
+        64 * 1024 * 1024,
+        "Above this a rule's filters are not broadcast: the day's keys are partitioned by "
+        "key range and each partition loads only its range's filter.",
+        ge=0,
+    )
 
 
 @dataclass(frozen=True)
 class LimitsConfig:
-    # Postings kept per index key, and candidates taken per key: the earliest ones, by
-    # (fetched_at, id), of earlier days and of the same day alike. A head, tail or
-    # title shared by thousands of documents is boilerplate; keeping its earliest
-    # postings keeps the canonical reachable while bounding every lookup, every
-    # candidate set and the same-day join.
-    max_postings_per_key: int = 32
-    # A guard against garbage, not a page size: a record (JSON line, Parquet row, WARC
-    # body) over this many bytes is quarantined as too_large before anything reads it.
-    # Ordinary news pages of 1-10 MB of HTML pass (docs/benchmarks.md has extraction costs).
-    max_record_bytes: int = 64 * 1024 * 1024
-    # The usable size: a document whose text (plain content, or the text extracted from
-    # its HTML) has more characters than this is quarantined as too_large. 2,000,000
-    # characters is two long novels; a news page's text is a few thousand.
-    max_text_chars: int = 2_000_000
-    store_batch_size: int = 500
-    # Duplicate edges of a day up to this count are grouped by union-find on the
-    # driver; above it, by connected components in Spark (nothing collected).
-    max_driver_edges: int = 1_000_000
-    # A rerun of a published day with fewer than this share of the documents it was
-    # published with is refused unless --replace is given (a deletion safety ratio: an
-    # empty or partial folder must not silently delete a day's history). 0 turns it off.
-    min_rerun_share: float = 0.5
+    """Bounds on work and input."""
+
+    max_postings_per_key: int = knob(
+        32,
+        "Postings kept per index key, and candidates taken per key: the earliest ones, by "
+        "(fetched_at, id); a key shared by thousands of documents is boilerplate "
+        "(docs/algorithm.md#hot-keys).",
+        ge=1,
+    )
+    max_record_bytes: int = knob(
+        64 * 1024 * 1024,
+        "A garbage guard on the raw record (JSON line, Parquet row, WARC body): over it, "
+        "too_large (docs/input.md). Ordinary pages of 1-10 MB of HTML pass.",
+        ge=1,
+    )
+    max_text_chars: int = knob(
+        2_000_000,
+        "The plain or extracted text; over it, too_large (two long novels; a news page is "
+        "a few thousand).",
+        ge=1,
+    )
+    store_batch_size: int = knob(
+        500, "Rows per multi-get / put batch (executors and HBase alike).", ge=1
+    )
+    max_driver_edges: int = knob(
+        1_000_000,
+        "A day's duplicate edges up to this are grouped by union-find on the driver; above "
+        "it by connected components in Spark (nothing collected).",
+        ge=0,
+    )
+    min_rerun_share: float = knob(
+        0.5,
+        "A rerun of a published day with fewer documents than this share of those it was "
+        "published with is refused unless --replace (an empty or partial folder must not "
+        "delete a day's history); 0 turns the check off.",
+        ge=0,
+        le=1,
+    )
 
 
 @dataclass(frozen=True)
 class OutputConfig:
-    # Per day, the ids a downstream system should delete (the day's duplicates, with
-    # their canonical): "" (off), "jsonl" or "parquet", under HOME/deletions/dt=D/.
-    delete_list: Literal["", "jsonl", "parquet"] = ""
+    """Files for downstream systems."""
+
+    delete_list: Literal["", "jsonl", "parquet"] = knob(
+        "",
+        '"" (off), "jsonl" or "parquet": the day\'s duplicates (id, url, duplicate_of, '
+        "group, rule, type) under HOME/deletions/dt=D/.",
+    )
 
 
 @dataclass(frozen=True)
@@ -215,37 +353,48 @@ class GateConfig:
     """When a finished day fails the data-quality gate: ``crawldedup run`` exits 3 over the
     quarantine limit, the DAG's report task fails on any of the three."""
 
-    # Quarantined records / records read above this fails the day.
-    max_quarantined_share: float = 0.10
-    # |duplicate rate - trailing average| above this (absolute, 0..1) fails the day.
-    duplicate_rate_tolerance: float = 0.25
-    # How many earlier days' reports make the trailing average.
-    trailing_days: int = 7
-
-
-ExtractEngine = Literal["resiliparse", "trafilatura"]
+    max_quarantined_share: float = knob(
+        0.10, "Quarantined records / records read above this fails the day.", ge=0, le=1
+    )
+    duplicate_rate_tolerance: float = knob(
+        0.25,
+        "|duplicate rate - trailing average| above this (absolute, 0..1) fails the day.",
+        ge=0,
+        le=1,
+    )
+    trailing_days: int = knob(
+        7, "How many earlier days' reports make the trailing average.", ge=1, le=366
+    )
 
 
 @dataclass(frozen=True)
 class ExtractConfig:
-    """How the main text and title of an ``html`` record are extracted."""
+    """How the main text and title of an ``html`` record are extracted (docs/input.md#html)."""
 
-    # "resiliparse" (C++, made for web archives; the default) or "trafilatura" (the
-    # optional extra ``crawldedup[trafilatura]``; several times slower a page:
-    # docs/benchmarks.md).
-    engine: ExtractEngine = "resiliparse"
+    engine: Literal["resiliparse", "trafilatura"] = knob(
+        "resiliparse",
+        '"resiliparse" (C++, made for web archives) or "trafilatura" (the optional extra '
+        "crawldedup[trafilatura]; several times slower a page).",
+    )
 
 
 @dataclass(frozen=True)
 class SparkConfig:
-    master: str = "local[*]"
-    shuffle_partitions: int = 8
-    driver_memory: str = "2g"
+    """The Spark session; other JVM options belong to Spark's own spark-defaults.conf
+    (SPARK_CONF_DIR) or --conf, as for any Spark application."""
+
+    master: str = knob("local[*]", "Ignored under spark-submit, which sets its own.")
+    shuffle_partitions: int = knob(8, "spark.sql.shuffle.partitions.", ge=1)
+    driver_memory: str = knob("2g", "The driver's memory (spark-submit --driver-memory).")
 
 
 @dataclass(frozen=True)
 class Config:
-    store_url: str = ""  # "" → sqlite under --home
+    store_url: str = knob(
+        "",
+        '"" = sqlite:///HOME/store.db; or "sqlite:///PATH", "hbase://host:9090/prefix?options" '
+        "(docs/operations.md#hbase).",
+    )
     fingerprint: FingerprintConfig = field(default_factory=FingerprintConfig)
     cascade: CascadeConfig = field(default_factory=CascadeConfig)
     simhash: SimhashConfig = field(default_factory=SimhashConfig)
@@ -265,64 +414,12 @@ class Config:
             and (not self.store_url or self.store_url.startswith(("sqlite:///", "hbase://"))),
             f"store_url must be sqlite:///PATH or hbase://HOST:PORT[/PREFIX]: {self.store_url!r}",
         )
-        fp = self.fingerprint
-        _check(fp.head_chars > 0, "fingerprint.head_chars must be > 0")
-        _check(fp.tail_chars > 0, "fingerprint.tail_chars must be > 0")
-        sh = self.simhash
-        _check(0 <= sh.max_distance <= 15, "simhash.max_distance must be in 0..15")
-        _check(1 <= sh.shingle_size <= 16, "simhash.shingle_size must be in 1..16")
-        _check(sh.min_chars >= 0, "simhash.min_chars must be >= 0")
-        _check(0.0 <= sh.min_jaccard <= 1.0, "simhash.min_jaccard must be in [0, 1]")
-        _check(8 <= sh.sketch_size <= 4096, "simhash.sketch_size must be in 8..4096")
-        _check(0.0 < self.cascade.threshold <= 1.0, "cascade.threshold must be in (0, 1]")
-        c = self.cascade
-        for name in (
-            "min_jaccard",
-            "min_containment",
-            "short_min_jaccard",
-            "short_min_containment",
-        ):
-            _check(0.0 < getattr(c, name) <= 1.0, f"cascade.{name} must be in (0, 1]")
-        _check(c.short_shingles >= 0, "cascade.short_shingles must be >= 0")
-        _check(c.short_chars >= 0, "cascade.short_chars must be >= 0")
-        _check(1 <= self.lsh.bands <= 256, "lsh.bands must be in 1..256")
-        _check(1 <= self.lsh.rows <= 32, "lsh.rows must be in 1..32")
-        _check(1 <= self.lsh.shingle_terms <= 16, "lsh.shingle_terms must be in 1..16")
-        bp = self.boilerplate
-        _check(bp.min_pages >= 2, "boilerplate.min_pages must be >= 2")
-        _check(bp.min_line_chars >= 1, "boilerplate.min_line_chars must be >= 1")
-        _check(
-            0.0 < self.cascade.partial_containment <= 1.0,
-            "cascade.partial_containment must be in (0, 1]",
-        )
-        _check(self.relevance.max_links >= 1, "relevance.max_links must be >= 1")
-        unknown = [r for r in self.cascade.rules if r not in RULES]
-        _check(not unknown, f"cascade.rules: unknown rule(s) {unknown}; known: {list(RULES)}")
-        _check(0.0 < self.bloom.error_rate < 1.0, "bloom.error_rate must be in (0, 1)")
-        _check(self.bloom.min_capacity >= 1, "bloom.min_capacity must be >= 1")
-        _check(self.bloom.capacity_docs >= 1, "bloom.capacity_docs must be >= 1")
-        _check(1 <= self.bloom.scan_splits <= 256, "bloom.scan_splits must be in 1..256")
-        _check(self.bloom.max_broadcast_bytes >= 0, "bloom.max_broadcast_bytes must be >= 0")
-        lim = self.limits
-        _check(lim.max_postings_per_key >= 1, "limits.max_postings_per_key must be >= 1")
-        _check(lim.max_record_bytes >= 1, "limits.max_record_bytes must be >= 1")
-        _check(lim.max_text_chars >= 1, "limits.max_text_chars must be >= 1")
-        _check(lim.store_batch_size >= 1, "limits.store_batch_size must be >= 1")
-        _check(lim.max_driver_edges >= 0, "limits.max_driver_edges must be >= 0")
-        _check(0 <= lim.min_rerun_share <= 1, "limits.min_rerun_share must be between 0 and 1")
-        _check(self.spark.shuffle_partitions >= 1, "spark.shuffle_partitions must be >= 1")
-        g = self.gate
-        _check(
-            0.0 <= g.max_quarantined_share <= 1.0, "gate.max_quarantined_share must be in [0, 1]"
-        )
-        _check(
-            0.0 <= g.duplicate_rate_tolerance <= 1.0,
-            "gate.duplicate_rate_tolerance must be in [0, 1]",
-        )
-        _check(1 <= g.trailing_days <= 366, "gate.trailing_days must be in 1..366")
         for section, cls in _SECTIONS.items():
+            values = getattr(self, section)
+            for f in dataclasses.fields(cls):
+                _check_field(f"{section}.{f.name}", f, getattr(values, f.name))
             for name, choices in _choices(cls).items():
-                value = getattr(getattr(self, section), name)
+                value = getattr(values, name)
                 _check(
                     value in choices,
                     f"{section}.{name} must be one of {list(choices)}: {value!r}",
@@ -360,6 +457,43 @@ def _choices(cls: type[Any]) -> dict[str, tuple[Any, ...]]:
 def _check(ok: bool, message: str) -> None:
     if not ok:
         raise ConfigError(message)
+
+
+_OPS: dict[str, tuple[str, Any]] = {
+    "ge": (">=", lambda v, b: v >= b),
+    "gt": (">", lambda v, b: v > b),
+    "le": ("<=", lambda v, b: v <= b),
+    "lt": ("<", lambda v, b: v < b),
+}
+
+
+def bounds_text(f: dataclasses.Field[Any]) -> str:
+    """A knob's bounds as its error message and the reference say them: ``in 1..16``
+    (integers), ``in (0, 1]``, ``>= 1``; "" when unbounded."""
+    bounds: dict[str, float] = f.metadata.get("bounds", {})
+    low = [(k, v) for k, v in bounds.items() if k in ("ge", "gt")]
+    high = [(k, v) for k, v in bounds.items() if k in ("le", "lt")]
+    if low and high:
+        (lk, lv), (hk, hv) = low[0], high[0]
+        if f.type in ("int", int) and (lk, hk) == ("ge", "le"):
+            return f"in {lv}..{hv}"
+        return f"in {'[' if lk == 'ge' else '('}{lv}, {hv}{']' if hk == 'le' else ')'}"
+    if low or high:
+        key, value = (low or high)[0]
+        return f"{_OPS[key][0]} {value}"
+    return ""
+
+
+def _check_field(name: str, f: dataclasses.Field[Any], value: Any) -> None:
+    """The checks a knob declares (:func:`knob`): its bounds, its list's allowed items."""
+    bounds: dict[str, float] = f.metadata.get("bounds", {})
+    ok = all(_OPS[k][1](value, b) for k, b in bounds.items())
+    _check(ok, f"{name} must be {bounds_text(f)}")
+    items: tuple[str, ...] = f.metadata.get("items", ())
+    if items:
+        unknown = [v for v in value if v not in items]
+        noun = f.name.removesuffix("s")
+        _check(not unknown, f"{name}: unknown {noun}(s) {unknown}; known: {list(items)}")
 
 
 _SECTIONS: dict[str, type[Any]] = {

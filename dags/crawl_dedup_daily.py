@@ -25,13 +25,8 @@ from airflow.sdk import DAG, Param, task
 
 from crawldedup.stage_registry import NAMES, dag_edges, stage
 from crawldedup_airflow.assets import VERDICTS
-from crawldedup_airflow.day import (
-    DAG_ID,
-    RULES,
-    WAIT_FOR,
-    spark_conf,
-    stage_args,
-)
+from crawldedup_airflow.day import DAG_ID, WAIT_FOR, spark_conf, stage_args
+from crawldedup_airflow.params import knob_params
 from crawldedup_airflow.runlog import log_crawl_day
 from crawldedup_airflow.sensors import CrawlDaySensor
 from crawldedup_airflow.timetable import CrawlDayTimetable
@@ -110,20 +105,6 @@ PARAMS = {
         "published in the store (days are de-duplicated in order). Off: process it anyway, "
         "e.g. to skip a broken day.",
         section="Day",
-    ),
-    "rules": Param(
-        None,
-        type=["null", "array"],
-        examples=list(RULES),
-        items={"type": "string", "enum": list(RULES)},
-        minItems=1,
-        uniqueItems=True,
-        title="Rules",
-        description="Empty: the config file's rules (cascade.rules; all of them by default). "
-        "Else at least one of the cascade's tests, applied in the order "
-        f"{', '.join(RULES)}. The similarity knobs (profile, thresholds) are the config "
-        "file's: see docs/configuration.md.",
-        section="Cascade",
     ),
     "dry_run": Param(
         False,
@@ -209,37 +190,9 @@ PARAMS = {
         "task of the run reads, the report too. Empty: the defaults.",
         section="Locations",
     ),
-    "max_quarantined_share": Param(
-        None,
-        type=["null", "number"],
-        minimum=0,
-        maximum=1,
-        title="Max quarantined share",
-        description="The gate fails the day above this share of quarantined records. "
-        "Empty: the config's gate.max_quarantined_share (0.10 by default).",
-        section="Quality gate",
-    ),
-    "duplicate_rate_tolerance": Param(
-        None,
-        type=["null", "number"],
-        minimum=0,
-        maximum=1,
-        title="Duplicate-rate tolerance",
-        description="The gate fails the day when its duplicate rate is further than this "
-        "(absolute) from the trailing average. Empty: the config's "
-        "gate.duplicate_rate_tolerance (0.25 by default).",
-        section="Quality gate",
-    ),
-    "trailing_days": Param(
-        None,
-        type=["null", "integer"],
-        minimum=1,
-        maximum=366,
-        title="Trailing days",
-        description="How many earlier days' reports make the trailing average. Empty: the "
-        "config's gate.trailing_days (7 by default).",
-        section="Quality gate",
-    ),
+    # The Params that stand for config knobs (rules, the gate's limits): type, choices,
+    # bounds and help from the config's declarations; null = the config file's value.
+    **knob_params(),
 }
 
 with DAG(

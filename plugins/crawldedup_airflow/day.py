@@ -14,6 +14,7 @@ from typing import Any
 
 from crawldedup.config import RULES, Config, ConfigError, build_config, parse_override
 from crawldedup.stage_registry import stage, stage_argv
+from crawldedup_airflow.params import knob_overrides
 
 DAG_ID = "crawl_dedup_daily"
 """The DAG this package drives (the run-note listener acts on its runs only)."""
@@ -23,16 +24,8 @@ WAIT_FOR: tuple[str, ...] = ("success_marker", "data_files")
 
 SUCCESS_MARKER = "_SUCCESS"
 
-GATE_PARAMS: tuple[str, ...] = (
-    "max_quarantined_share",
-    "duplicate_rate_tolerance",
-    "trailing_days",
-)
-"""Params that override the config's ``[gate]`` values of the same name when not null."""
-
 __all__ = [
     "DAG_ID",
-    "GATE_PARAMS",
     "RULES",
     "RUN_PATHS",
     "SUCCESS_MARKER",
@@ -179,14 +172,9 @@ def run_path(run: Mapping[str, Any], key: str) -> str | None:
 def run_overrides(params: Mapping[str, Any], run: Mapping[str, Any]) -> list[str]:
     """The run's params as the CLI's ``--set KEY=VALUE`` items (values are TOML); the
     topic library is the checked one from ``run``."""
-    items = []
     # A param left empty (null) means "what the config file says"; only a value set in the
     # form or the run's conf overrides it.
-    if params.get("rules") is not None:
-        items.append(f"cascade.rules={json.dumps(list(params['rules']))}")
-    for name in GATE_PARAMS:
-        if params.get(name) is not None:
-            items.append(f"gate.{name}={params[name]!r}")
+    items = knob_overrides(params)
     library = run_path(run, "topics_library")
     if library:
         items.append(f"relevance.library={json.dumps(library)}")

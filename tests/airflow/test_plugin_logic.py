@@ -1,16 +1,21 @@
 """The plugins' pure logic: crawl day, readiness, stage arguments and config, store URLs.
 
-No Airflow import (these modules have none), no JVM.
+No Airflow import (these modules have none; jsonschema checks the Params' schemas, as
+Airflow's form and trigger endpoint do), no JVM.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import typing
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
+import jsonschema
 import pytest
 
+from crawldedup.config import Config, ConfigError, load_config
 from crawldedup.store import open_store
 from crawldedup_airflow.day import (
     RULES,
@@ -22,6 +27,7 @@ from crawldedup_airflow.day import (
     spark_conf,
     stage_args,
 )
+from crawldedup_airflow.params import KNOB_PARAMS, knob_field, knob_overrides, knob_schema
 from crawldedup_airflow.stores import StoreSetupError, embedded_store_url, hbase_store_url
 
 RUN: dict[str, Any] = {
@@ -217,3 +223,83 @@ def test_hbase_store_url_opens_with_the_stores_own_parser() -> None:
 
 def test_embedded_store_url_is_the_clis_default(tmp_path: Path) -> None:
     assert embedded_store_url(tmp_path) == f"sqlite:///{tmp_path.resolve() / 'store.db'}"
+
+
+# --- Params made from config knobs ---------------------------------------------------------
+
+
+def _all_knobs() -> list[str]:
+    hints = typing.get_type_hints(Config)
+    return [
+        f"{s.name}.{f.name}"
+        for s in dataclasses.fields(Config)
+        if s.name != "store_url"
+        for f in dataclasses.fields(hints[s.name])
+    ]
+
+
+def test_every_knob_param_has_the_config_fields_type_choices_and_bounds() -> None:
+    """Any knob can become a Param: its schema accepts null and the config's default, and
+    says the field's type, Literal choices, list items and bounds."""
+    json_type = {bool: "boolean", int: "integer", float: "number", str: "string"}
+    for key in _all_knobs():
+        f, _, hint = knob_field(key)
+        schema = knob_schema(key)
+        validator = jsonschema.Draft7Validator(schema)
+        assert validator.is_valid(None) and validator.is_valid(_as_json(f.default)), key
+        if typing.get_origin(hint) is Literal:
+            assert schema["enum"] == [None, *typing.get_args(hint)], key
+            assert not validator.is_valid("bogus"), key
+        elif typing.get_origin(hint) is tuple:
+            assert schema["type"] == ["null", "array"], key
+            assert schema["items"].get("enum", None) == (list(f.metadata["items"]) or None), key
+        else:
+            assert schema["type"] == ["null", json_type[hint]], key
+        bounds = f.metadata["bounds"]
+        for name, value in bounds.items():
+            just_out = value - 1 if name in ("ge", "gt") else value + 1
+            assert not validator.is_valid(just_out), key
+        assert f.metadata["doc"] in schema["description"] and "Empty" in schema["description"]
+        if f.metadata["experimental"]:
+            assert "Experimental" in schema["description"], key
+
+
+def _as_json(value: Any) -> Any:
+    return list(value) if isinstance(value, tuple) else value
+
+
+def test_the_dags_knob_params_reach_set_with_the_files_checks(tmp_path: Path) -> None:
+    assert set(KNOB_PARAMS) == {
+        "rules",
+        "max_quarantined_share",
+        "duplicate_rate_tolerance",
+        "trailing_days",
+    }
+    assert knob_overrides(dict.fromkeys(KNOB_PARAMS)) == []  # null: the file's values
+    good = {"rules": ["title", "head"], "max_quarantined_share": 0.2, "trailing_days": 3}
+    items = knob_overrides(good)
+    assert items == [
+        'cascade.rules=["title", "head"]',
+        "gate.max_quarantined_share=0.2",
+        "gate.trailing_days=3",
+    ]
+    cfg = run_config(good, RUN)
+    assert cfg.cascade.rules == ("title", "head") and cfg.gate.trailing_days == 3
+    # A value the form would refuse, sent around it (a conf the trigger did not validate),
+    # is refused by the file loader's checks, with the file's message.
+    for params, key, value in (
+        ({"trailing_days": "7"}, "trailing_days", '"7"'),
+        ({"trailing_days": 0}, "trailing_days", "0"),
+        ({"max_quarantined_share": 1.5}, "max_quarantined_share", "1.5"),
+        ({"rules": ["bogus"]}, "rules", '["bogus"]'),
+    ):
+        knob = KNOB_PARAMS[key][0]
+        section, _, name = knob.partition(".")
+        config = tmp_path / f"{name}.toml"
+        config.write_text(f"[{section}]\n{name} = {value}\n")
+        with pytest.raises(ConfigError) as from_file:
+            load_config(config)
+        with pytest.raises(RunSetupError) as from_param:
+            run_config(params, RUN)
+        assert str(from_file.value).split(": ", 1)[1] in str(from_param.value), params
+        assert not jsonschema.Draft7Validator(knob_schema(knob)).is_valid(_as_json(params[key]))
