@@ -3,9 +3,12 @@
 
 `wait_for_crawl` → `fingerprint` → `bloom` → `candidates` → `similarity` → `publish` → `report`
 (plus `relevance_enabled` → `relevance` after `fingerprint` when `topics_library` is set).
-The crawl day is the `crawl_date` param, else the run's data interval: a UI trigger with
-the form's defaults processes **yesterday**. Days run in order, one at a time. Backfill:
-`airflow backfill create --dag-id crawl_dedup_daily --from-date D1 --to-date D2T03:00:00`.
+The crawl day is the day of the run's logical date (its data interval), and its run id
+names it: set *Logical date* to any time on the day; a UI trigger with the form's defaults
+processes **yesterday**. A **backfill** processes every day from its *From* date's day
+through its *To* date's day, **both included**, whatever the times (CLI:
+`airflow backfill create --dag-id crawl_dedup_daily --from-date D1 --to-date D2`; a one-day
+backfill with `--reprocess-behavior completed` reruns a day). Days run in order.
 
 Params, allowed roots, the store connection, deployment settings and running on a Spark
 cluster: `docs/operations.md` ("Airflow") in the crawldedup repository.
@@ -92,9 +95,11 @@ PARAMS = {
         format="date",
         pattern=r"^\d{4}-\d{2}-\d{2}$",
         title="Crawl date",
-        description="The crawl day to process, YYYY-MM-DD (e.g. 2026-11-02): the folder "
-        "{input_root}/dt=YYYY-MM-DD/. Empty: the day of the run's data interval; with the "
-        "form's default logical date (now) that is yesterday, the last complete day.",
+        description="Optional check, YYYY-MM-DD (e.g. 2026-11-02). The day processed (the "
+        "folder {input_root}/dt=YYYY-MM-DD/, named by the run id) is the Logical date's: set "
+        "Logical date to any time on that day; left at now, it is yesterday, the last "
+        "complete day. A Crawl date that differs is refused at once. Backfill: every day "
+        "from the From date's day through the To date's day, both included.",
         section="Day",
     ),
     "require_previous_day": Param(

@@ -19,12 +19,13 @@
 #
 #     scripts/airflow.sh cli dags unpause crawl_dedup_daily
 #     scripts/airflow.sh cli backfill create --dag-id crawl_dedup_daily \
-#         --from-date 2026-11-28 --to-date 2026-11-29T03:00:00 --max-active-runs 1
-#     scripts/airflow.sh cli dags trigger crawl_dedup_daily \
-#         -c '{"crawl_date": "2026-11-28", "threshold": 0.85}'
+#         --from-date 2026-11-28 --to-date 2026-11-29 --max-active-runs 1
+#     scripts/airflow.sh cli backfill create --dag-id crawl_dedup_daily \
+#         --from-date 2026-11-28 --to-date 2026-11-28 --reprocess-behavior completed \
+#         --dag-run-conf '{"rules": ["content_md5", "head"]}'
 #
-#   (logical dates of the daily schedule are at 03:00 UTC, so a backfill window must reach
-#   the last day's 03:00.)
+#   (a backfill processes every crawl day from its from-date's day through its to-date's
+#   day, both included; the second one reruns 2026-11-28 with other rules.)
 #
 # Environment (all optional):
 #   CRAWLDEDUP_AIRFLOW_HOME    the Airflow home (DB, logs, sample crawl)  (<repo>/.airflow)
@@ -171,7 +172,7 @@ EOF
   yesterday=$(date -u -d yesterday +%F)
   if ! sample_days | grep -qx "$yesterday"; then
     log "note: the sample crawl ($(sample_days | tr '\n' ' ')) has no $yesterday; a trigger" \
-      "with defaults processes $yesterday: set Crawl date, or remove $CRAWLDEDUP_INPUT_ROOT" \
+      "with defaults processes $yesterday: set Logical date to a sample day, or remove $CRAWLDEDUP_INPUT_ROOT" \
       "and .airflow/crawldedup and run setup again for a fresh sample"
   fi
 }

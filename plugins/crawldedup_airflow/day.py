@@ -35,6 +35,7 @@ __all__ = [
     "crawl_day_source",
     "crawl_ready",
     "day_dir",
+    "logical_date_check",
     "previous_day",
     "previous_day_check",
     "run_config",
@@ -50,43 +51,84 @@ class RunSetupError(ValueError):
 
 
 def crawl_date(param: str | None, interval_start: datetime | None) -> str:
-    """The crawl day (YYYY-MM-DD) a run processes.
+    """The crawl day (YYYY-MM-DD) a run processes: the day its data interval starts on.
 
-    1. The ``crawl_date`` param, when given (a rerun names its day).
-    2. Else the day the run's data interval starts on: a scheduled or backfill run of
-       logical date ``D`` (interval ``D 03:00 -> D+1 03:00``) processes ``D``, exactly
-       ``{{ ds }}``; a manual run with a logical date gets the interval the DAG's
-       timetable infers for it (:class:`~crawldedup_airflow.timetable.CrawlDayTimetable`:
-       the day the logical date falls in once that day is over, else the last complete
-       day, so a UI trigger "now" processes yesterday, on purpose).
-    3. Else (a manual run without a logical date, so without a data interval) the run
-       is refused, with what to set.
+    A scheduled or backfill run of logical date ``D`` (interval ``D 03:00 -> D+1 03:00``)
+    processes ``D``, exactly ``{{ ds }}``; a manual run gets the interval the DAG's
+    timetable infers from its logical date
+    (:class:`~crawldedup_airflow.timetable.CrawlDayTimetable`: the day the logical date
+    falls in once that day is over, else the last complete day, so a UI trigger "now"
+    processes yesterday, on purpose). Run ids name that day, so the logical date is the
+    one place a run's day is chosen:
+
+    - the ``crawl_date`` param only confirms it: a run whose ``crawl_date`` names another
+      day is refused, saying which logical date to set;
+    - a run without a logical date (so without a data interval) is refused, with what
+      to set.
     """
+    day = None
     if param:
         try:
-            return date.fromisoformat(param.strip()).isoformat()
+            day = date.fromisoformat(param.strip()).isoformat()
         except ValueError:
             raise RunSetupError(
                 f"crawl_date param {param!r} is not a date: write it as YYYY-MM-DD, e.g. "
-                "2026-11-02, or leave it empty to process the run's data interval"
+                "2026-11-02, or leave it empty"
             ) from None
-    if interval_start is not None:
-        return interval_start.strftime("%Y-%m-%d")
+    if interval_start is None:
+        example = day or "2026-11-02"
+        raise RunSetupError(
+            "this run has no logical date, so no crawl day: trigger it with a logical date "
+            "on the day to process (trigger form: Logical date, any time that day; REST API: "
+            f"logical_date; CLI: airflow backfill create --from-date {example} --to-date "
+            f"{example}), which its run id then names"
+        )
+    interval_day = interval_start.strftime("%Y-%m-%d")
+    if day and day != interval_day:
+        raise RunSetupError(
+            f"crawl_date param {day} is not this run's crawl day {interval_day} (the day of "
+            f"its logical date, which its run id names): trigger with Logical date {day} "
+            f"(any time that day; CLI: airflow backfill create --from-date {day} --to-date "
+            f"{day}) and Crawl date empty or {day}"
+        )
+    return interval_day
+
+
+def logical_date_check(
+    day: str,
+    logical_date: datetime | None,
+    own_interval: tuple[datetime, datetime] | None,
+    run_after: datetime | None,
+) -> None:
+    """Refuse a manual run whose data interval (its crawl day ``day``, which its run id
+    names) is not the interval its logical date falls in, although that interval was over
+    when the run was triggered: ``airflow dags trigger -l D`` does that (Airflow 3.3's CLI
+    infers the interval from the trigger time, not from ``-l``), as does a manual interval
+    set apart from the logical date in the trigger form. ``own_interval``: the interval
+    of ``logical_date`` (``CrawlDayTimetable.logical_date_interval``). A logical date in
+    a day not yet over ("now") gets the last complete day, as planned."""
+    if logical_date is None or own_interval is None or run_after is None:
+        return
+    start, end = own_interval
+    wanted = start.strftime("%Y-%m-%d")
+    if wanted == day or end > run_after:
+        return
     raise RunSetupError(
-        "this run has no logical date and no crawl_date param, so no crawl day: set the "
-        "crawl_date param (YYYY-MM-DD; trigger form: Day section; CLI: -c "
-        '\'{"crawl_date": "2026-11-02"}\'), or give the run a logical date (trigger form: '
-        "Logical date; CLI: -l 2026-11-02T12:00:00)"
+        f"this run's data interval is crawl day {day} (which its run id names), not the day "
+        f"of its logical date, {wanted} (Airflow's `dags trigger` CLI takes the interval from "
+        f"the trigger time, not from -l): run {wanted} from the trigger form (Logical date) "
+        f"or the REST API (logical_date), or with `airflow backfill create --dag-id {DAG_ID} "
+        f"--from-date {wanted} --to-date {wanted}` (plus --reprocess-behavior completed to "
+        "rerun it)"
     )
 
 
 def crawl_day_source(param: str | None, interval_start: datetime | None) -> str:
-    """Where :func:`crawl_date` took the day from, for the log and the run's note."""
-    if param:
-        return "the crawl_date param"
-    if interval_start is not None:
-        return f"the data interval starting {interval_start.isoformat()}"
-    return "nowhere"
+    """Where :func:`crawl_date` took the day from, for the log."""
+    if interval_start is None:
+        return "nowhere"
+    source = f"the data interval starting {interval_start.isoformat()}"
+    return f"{source}, as the crawl_date param says" if param else source
 
 
 def previous_day(day: str) -> str:

@@ -1,9 +1,8 @@
 """Airflow listener: a run of ``crawl_dedup_daily`` gets a note naming its crawl day.
 
 The note shows in the UI wherever a run is listed (the Runs list, the run's header, the
-grid's tooltip), for every kind of run: Airflow names backfill runs itself
-(``backfill__<run after>``) and a manual run's day may come from its ``crawl_date``
-param, which no run id generator sees. The listener runs in the scheduler when a run
+grid's tooltip), for every kind of run, beside run ids that name the day too
+(:mod:`.timetable`). The listener runs in the scheduler when a run
 starts (queued -> running) and sets the note on the scheduler's own ORM object, so it
 needs no API credentials and no second database session. A note someone already wrote
 (the trigger form's "Dag Run Notes") is kept, after the day.
@@ -21,21 +20,15 @@ NOTE_PREFIX = "crawl day"
 
 
 def run_note(conf: dict[str, Any] | None, interval_start: Any, existing: str | None) -> str:
-    """The note of a run: ``crawl day 2026-11-02`` (+ `` · <existing note>``)."""
-    param = (conf or {}).get("crawl_date")
-    try:
-        day = crawl_date(param, interval_start)
-        note = f"{NOTE_PREFIX} {day}"
-        if param:
-            note += " (crawl_date param"
-            interval_day = crawl_date(None, interval_start) if interval_start else None
-            if interval_day and interval_day != day:
-                note += f"; the run id and data interval name {interval_day}"
-            note += ")"
-    except RunSetupError:
-        note = f"{NOTE_PREFIX}: none (set crawl_date or a logical date)"
+    """The note of a run: ``crawl day 2026-11-02`` (+ `` · <existing note>``), or why the
+    run has no day (its first task refuses it with the same reason)."""
     if existing and existing.startswith(NOTE_PREFIX):
         return existing
+    param = (conf or {}).get("crawl_date")
+    try:
+        note = f"{NOTE_PREFIX} {crawl_date(param, interval_start)}"
+    except RunSetupError as exc:
+        note = f"{NOTE_PREFIX}: none, refused: {exc}"
     return f"{note} · {existing}" if existing else note
 
 

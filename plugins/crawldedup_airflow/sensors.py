@@ -2,8 +2,8 @@
 
 A day may be processed when
 
-1. the previous run (by logical date) is not queued or running, and did not fail (for
-   runs whose day is their data interval's): each day is de-duplicated against every
+1. the previous run (by logical date; not an earlier run of the same day, which a rerun
+   replaces) is not queued or running, and did not fail: each day is de-duplicated against every
    earlier day, so day D+1 must not read the store before day D has published, and
    ``max_active_runs`` does not apply between a backfill and scheduled runs;
 2. the crawl folder ``{input_root}/dt={day}/`` is ready (a ``_SUCCESS`` marker, or any
@@ -47,6 +47,7 @@ from crawldedup_airflow.day import (
     crawl_date,
     crawl_ready,
     day_dir,
+    logical_date_check,
     previous_day,
     previous_day_check,
 )
@@ -90,6 +91,7 @@ class CrawlDaySensor(BaseSensorOperator):
                     "and thresholds are the config file's: docs/configuration.md)"
                 )
             day = crawl_date(params.get("crawl_date"), context.get("data_interval_start"))
+            self._check_manual_interval(context, day)
             # Every path param under the allowed roots, a store URL only where allowed:
             # now, before any waiting, and before anything reads or writes.
             roots = allowed_roots()
@@ -106,22 +108,7 @@ class CrawlDaySensor(BaseSensorOperator):
         except RunSetupError as exc:
             # Bad params do not get better with retries.
             raise AirflowFailException(str(exc)) from exc
-        interval = context.get("data_interval_start")
-        if params.get("crawl_date") and interval is not None:
-            interval_day = crawl_date(None, interval)
-            if interval_day != day:
-                self.log.warning(
-                    "%s: the crawl_date param overrides this run's data interval day %s (its "
-                    "run id names %s); to rerun a day from the trigger form, set Logical date "
-                    "to a time on that day instead",
-                    day,
-                    interval_day,
-                    interval_day,
-                )
-
-        # The previous run by logical date is the previous day only when the day is the
-        # data interval's; a rerun named by crawl_date is ordered by the store check below.
-        waiting_for = None if params.get("crawl_date") else self._previous_run_unfinished(context)
+        waiting_for = self._previous_run_unfinished(context, day)
         if waiting_for:
             self.log.info("%s: waiting: %s", day, waiting_for)
             return PokeReturnValue(is_done=False)
@@ -162,6 +149,19 @@ class CrawlDaySensor(BaseSensorOperator):
         )
 
     @staticmethod
+    def _check_manual_interval(context: Context, day: str) -> None:
+        """``day.logical_date_check`` for a manual run, with the DAG's timetable."""
+        dag_run = context.get("dag_run")
+        timetable = getattr(context.get("dag"), "timetable", None)
+        if dag_run is None or dag_run.run_type != "manual" or dag_run.logical_date is None:
+            return
+        interval_of = getattr(timetable, "logical_date_interval", None)
+        if interval_of is None:
+            return
+        own = interval_of(dag_run.logical_date)
+        logical_date_check(day, dag_run.logical_date, (own.start, own.end), dag_run.run_after)
+
+    @staticmethod
     def _previous_day_published(day: str, store_url: str, input_root: str) -> tuple[bool, str]:
         """``day.previous_day_check`` against the store's published days (a day whose
         publish was cut short does not count) and the crawl folder of the day before."""
@@ -173,10 +173,15 @@ class CrawlDaySensor(BaseSensorOperator):
         crawled = day_dir(input_root, previous_day(day)).is_dir()
         return previous_day_check(day, published, crawled)
 
-    def _previous_run_unfinished(self, context: Context) -> str | None:
-        """Why this run must wait for the previous one, or None; raises if it failed."""
+    def _previous_run_unfinished(self, context: Context, day: str) -> str | None:
+        """Why this run must wait for the previous one (by logical date), or None; raises
+        if it failed. A previous run of the same crawl day (the run a rerun replaces) does
+        not count: the store's previous-day check orders the days."""
         previous = context["ti"].get_previous_dagrun()
         if previous is None or previous.state == "success":
+            return None
+        start = previous.data_interval_start
+        if start is not None and crawl_date(None, start) == day:
             return None
         logical = previous.logical_date.date() if previous.logical_date else "?"
         if previous.state == "failed":

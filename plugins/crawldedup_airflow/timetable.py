@@ -5,18 +5,20 @@ date ``D`` covers ``D 03:00 -> D+1 03:00`` and fires at its end) that
 
 - names the crawl day of the data interval in the run ids it is asked for (the Runs
   list shows ids, not notes): ``scheduled__crawl-2026-11-02__2026-11-03T03:00:00+00:00``,
-  ``manual__crawl-2026-11-30__2026-12-01T11:31:46+00:00``. A manual run without a logical
-  date has no interval and keeps ``manual__<run after>``. Airflow does not pass the
-  run's conf to ``generate_run_id``: a ``crawl_date`` param that overrides the interval's
-  day is named by the run's note and logs, not by its id (the sensor warns). Backfill
-  runs are named by Airflow itself (``backfill__<run after>``, it does not ask the
-  timetable for non-partitioned DAGs); their note names the day (:mod:`.listeners`);
+  ``manual__crawl-2026-11-30__2026-12-01T11:31:46+00:00``. Airflow names backfill runs
+  itself, ``backfill__<run after>`` (it does not ask the timetable for non-partitioned
+  DAGs): a backfill's runs get the logical date as their run after (their day is over
+  anyway), so ``backfill__2026-11-02T03:00:00+00:00`` is crawl day 2026-11-02;
+- selects a backfill's crawl days by calendar day: from the day of its From date through
+  the day of its To date, both included, whatever their time of day (Airflow's own rule,
+  logical dates within [From, To], left 2026-12-02 out of a window ending 2026-12-02
+  00:00, its logical date being 03:00);
 - infers the data interval of a manual run from its logical date: the day the logical
-  date falls in once that day is over, else the last complete day. So
-  ``dags trigger -l 2026-11-01T12:00:00`` processes 2026-11-01, and a UI trigger with
-  the form's default logical date ("now") processes yesterday, the last complete day,
-  as the scheduler would (Airflow's own rule would take the day before the logical
-  date's day even for past dates);
+  date falls in once that day is over, else the last complete day. So a trigger with
+  logical date 2026-11-01T12:00:00 (form, REST API) processes 2026-11-01, and a UI
+  trigger with the form's default logical date ("now") processes yesterday, the last
+  complete day, as the scheduler would (Airflow's own rule would take the day before
+  the logical date's day even for past dates);
 - with ``scheduled_runs=False`` (the quickstart: ``CRAWLDEDUP_SCHEDULED_RUNS=false``)
   plans no scheduled run at all, so the UI shows no "Next Run" that will never come;
   backfills and manual runs work as usual.
@@ -30,12 +32,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from airflow._shared.timezones.timezone import coerce_datetime, parse_timezone, utcnow
-from airflow.timetables.base import DataInterval
+from airflow.timetables.base import DagRunInfo, DataInterval
 from airflow.timetables.interval import CronDataIntervalTimetable
 from airflow.utils.types import DagRunType
 
 if TYPE_CHECKING:
-    from airflow.timetables.base import DagRunInfo, TimeRestriction, Timetable
+    from airflow.timetables.base import TimeRestriction, Timetable
     from pendulum import DateTime
     from pendulum.tz.timezone import FixedTimezone, Timezone
 
@@ -87,20 +89,50 @@ class CrawlDayTimetable(CronDataIntervalTimetable):
         restriction: TimeRestriction,
     ) -> DagRunInfo | None:
         # A backfill enumerates its window with catchup=True and an upper bound; the
-        # scheduler asks with the DAG's own restriction (no upper bound unless end_date).
-        if not self.scheduled_runs and not (restriction.catchup and restriction.latest):
+        # scheduler asks with the DAG's own restriction (no upper bound: the DAG has no
+        # end_date, tests/airflow/test_ui_params.py checks it).
+        if restriction.catchup and restriction.latest is not None:
+            return self._backfill_run(last_automated_data_interval, restriction)
+        if not self.scheduled_runs:
             return None
         return super().next_dagrun_info(
             last_automated_data_interval=last_automated_data_interval, restriction=restriction
         )
 
+    def _backfill_run(
+        self, last: DataInterval | None, restriction: TimeRestriction
+    ) -> DagRunInfo | None:
+        """The next run of a backfill window: one per crawl day from the day of
+        ``restriction.earliest`` through the day of ``restriction.latest`` (both included,
+        times of day ignored), its run after its logical date (so that Airflow's
+        ``backfill__<run after>`` id names the day)."""
+        if restriction.earliest is None or restriction.latest is None:
+            return None
+        if last is not None:
+            start = self._align_to_next(last.end)
+        else:
+            first_day = coerce_datetime(restriction.earliest).in_timezone(self._timezone)
+            start = self._align_to_next(first_day.start_of("day"))
+        last_day = coerce_datetime(restriction.latest).in_timezone(self._timezone).date()
+        if start.in_timezone(self._timezone).date() > last_day:
+            return None
+        return DagRunInfo(run_after=start, data_interval=DataInterval(start, self._get_next(start)))
+
+    def logical_date_interval(self, logical_date: DateTime) -> DataInterval:
+        """The interval ``logical_date`` falls in (its crawl day once that day is over)."""
+        start = self._align_to_prev(coerce_datetime(logical_date))
+        return DataInterval(start=start, end=self._get_next(start))
+
     def infer_manual_data_interval(self, *, run_after: DateTime) -> DataInterval:
-        """The interval the logical date falls in when it is over, else the last complete one."""
-        start = self._align_to_prev(run_after)
-        end = self._get_next(start)
-        if end > coerce_datetime(utcnow()):
+        """The interval the logical date falls in when it is over, else the last complete one.
+
+        (Airflow calls it with the logical date, except ``airflow dags trigger``, which
+        passes the trigger time: the sensor refuses such a run, see
+        ``day.logical_date_check``.)"""
+        own = self.logical_date_interval(run_after)
+        if own.end > coerce_datetime(utcnow()):
             return super().infer_manual_data_interval(run_after=run_after)
-        return DataInterval(start=start, end=end)
+        return own
 
     def generate_run_id(
         self,

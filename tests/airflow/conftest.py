@@ -11,14 +11,16 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import socket
 import subprocess
 import sys
 import time
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -188,3 +190,67 @@ def run_child(code: str, env: dict[str, str], *args: str) -> dict[str, Any]:
     assert lines, f"exit {proc.returncode}\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
     result: dict[str, Any] = json.loads(lines[-1][len("RESULT ") :])
     return result
+
+
+# --- a real API server -------------------------------------------------------------------
+
+
+@dataclass
+class ApiServer:
+    url: str
+    env: dict[str, str]
+    headers: dict[str, str]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+@pytest.fixture(scope="session")
+def api_server(
+    tmp_path_factory: pytest.TempPathFactory, airflow_db_template: Path
+) -> Iterator[ApiServer]:
+    """``airflow api-server`` on 127.0.0.1 (one worker), logged in as the admin the simple
+    auth manager generates a password for; one per session (tests keep to their own ids)."""
+    home = new_airflow_home(tmp_path_factory.mktemp("api-server") / "airflow", airflow_db_template)
+    port = free_port()
+    env = airflow_env(home, AIRFLOW__API__WORKERS="1")
+    url = f"http://127.0.0.1:{port}"
+    log = (home / "api-server.log").open("w")
+    proc = subprocess.Popen(
+        [str(VENV_BIN / "airflow"), "api-server", "--host", "127.0.0.1", "--port", str(port)],
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
+    try:
+        deadline = time.monotonic() + 180
+        while True:
+            assert proc.poll() is None, (home / "api-server.log").read_text()[-3000:]
+            assert time.monotonic() < deadline, (home / "api-server.log").read_text()[-3000:]
+            try:
+                if httpx.get(f"{url}/api/v2/monitor/health", timeout=5).status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            time.sleep(1)
+        passwords = home / "simple_auth_manager_passwords.json.generated"
+        password = json.loads(passwords.read_text())["admin"]
+        token = httpx.post(
+            f"{url}/auth/token", json={"username": "admin", "password": password}, timeout=30
+        )
+        assert token.status_code in (200, 201), token.text
+        headers = {"Authorization": f"Bearer {token.json()['access_token']}"}
+        yield ApiServer(url, env, headers)
+    finally:
+        os.killpg(proc.pid, 15)
+        try:
+            proc.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, 9)
+            proc.wait()
+        log.close()

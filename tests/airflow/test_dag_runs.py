@@ -209,12 +209,13 @@ def test_rerun_of_the_first_day_with_another_config_replaces_that_day_only(
 ) -> None:
     embedded = embedded_two_days
     before = dict(embedded.verdicts)
-    # A manual run without a logical date: the crawl_date param names the day; the
-    # config param names a file that selects the cosine profile and its threshold.
+    # A manual run with a logical date on the day (crawl_date confirms it); the config
+    # param names a file that selects the cosine profile and its threshold.
     config = embedded.root / "seed-profile.toml"
     config.write_text('[cascade]\nprofile = "seed"\nthreshold = 0.999\n')
     conf = {**embedded.conf, "crawl_date": DAYS[0], "config": str(config)}
-    rerun = run_dag(embedded.env, embedded.root / "rerun.log", logical_date=None, conf=conf)
+    on_the_day = f"{DAYS[0]}T12:00:00+00:00"
+    rerun = run_dag(embedded.env, embedded.root / "rerun.log", logical_date=on_the_day, conf=conf)
     assert rerun.state == "success", rerun.brief()
     print({"rerun": rerun.wall_seconds})
     counts = rerun.xcom["report.counts"]
@@ -379,6 +380,23 @@ def test_a_conf_key_that_is_no_param_is_refused_by_the_first_task(
     assert not (tmp_path / "home").exists()
 
 
+@pytest.mark.exhaustive  # make test-all: one more Airflow process (about 20 s)
+def test_a_crawl_date_other_than_the_logical_dates_day_is_refused_by_the_first_task(
+    airflow_db_template: Path, tmp_path: Path
+) -> None:
+    """The run id names the logical date's day: a crawl_date naming another day would make
+    the run process a day its id does not name."""
+    crawl = tmp_path / "crawl"
+    one_ready_day(crawl, "2026-11-01")
+    env = airflow_env(new_airflow_home(tmp_path / "airflow", airflow_db_template))
+    conf = {"input_root": str(crawl), "home": str(tmp_path / "home"), "crawl_date": "2026-11-01"}
+    run = run_dag(env, tmp_path / "refused.log", logical_date=logical("2026-11-02"), conf=conf)
+    assert_refused_by_the_first_task(
+        run, "crawl_date param 2026-11-01 is not this run's crawl day 2026-11-02"
+    )
+    assert not (tmp_path / "home").exists()
+
+
 def test_a_store_url_param_is_refused_unless_the_deployment_allows_it(
     airflow_db_template: Path, tmp_path: Path
 ) -> None:
@@ -444,7 +462,7 @@ def test_the_store_from_store_conn_id_or_an_allowed_url_reaches_the_later_tasks(
     by_url = run_dag(
         env,
         tmp_path / "url.log",
-        logical_date=None,
+        logical_date="2026-11-01T12:00:00+00:00",
         conf={**conf, "crawl_date": "2026-11-01", "store": sqlite},
         mark_success=AFTER_THE_SENSOR,
     )
@@ -457,7 +475,7 @@ def test_the_store_from_store_conn_id_or_an_allowed_url_reaches_the_later_tasks(
     refused = run_dag(
         env,
         tmp_path / "outside.log",
-        logical_date=None,
+        logical_date="2026-11-01T13:00:00+00:00",
         conf={**conf, "crawl_date": "2026-11-01", "store": outside},
     )
     assert_refused_by_the_first_task(

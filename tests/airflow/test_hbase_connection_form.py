@@ -14,17 +14,10 @@ from __future__ import annotations
 
 import inspect
 import json
-import os
-import socket
-import subprocess
-import time
-from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 import happybase.connection
 import httpx
-import pytest
 
 from crawldedup.store.hbase_store import HBaseStore
 from crawldedup_airflow.provider import (
@@ -35,7 +28,7 @@ from crawldedup_airflow.provider import (
     get_provider_info,
 )
 from crawldedup_airflow.stores import DEFAULT_TABLE_PREFIX, DEFAULT_THRIFT_PORT
-from tests.airflow.conftest import VENV_BIN, airflow_env, new_airflow_home, run_child
+from tests.airflow.conftest import ApiServer, airflow_env, run_child
 
 # What a form saved as shown must give (options in crawldedup.store.open.HBASE_OPTIONS order).
 FORM_URL = (
@@ -72,6 +65,7 @@ def test_the_form_fields_default_to_what_the_client_does() -> None:
 
 FORM_CHILD = r"""
 import json
+from pathlib import Path
 from airflow.providers_manager import ProvidersManager
 from airflow.api_fastapi.core_api.services.ui.connections import HookMetaService
 pm = ProvidersManager()
@@ -116,70 +110,6 @@ def test_the_providers_manager_gives_the_form_its_defaults(tmp_path: Path) -> No
         "transport": "buffered",
         "protocol": "binary",
     }
-
-
-# --- a real API server -------------------------------------------------------------------
-
-
-@dataclass
-class ApiServer:
-    url: str
-    env: dict[str, str]
-    headers: dict[str, str]
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
-
-
-@pytest.fixture(scope="module")
-def api_server(
-    tmp_path_factory: pytest.TempPathFactory, airflow_db_template: Path
-) -> Iterator[ApiServer]:
-    """``airflow api-server`` on 127.0.0.1 (one worker), logged in as the admin the simple
-    auth manager generates a password for."""
-    home = new_airflow_home(tmp_path_factory.mktemp("api-server") / "airflow", airflow_db_template)
-    port = free_port()
-    env = airflow_env(home, AIRFLOW__API__WORKERS="1")
-    url = f"http://127.0.0.1:{port}"
-    log = (home / "api-server.log").open("w")
-    proc = subprocess.Popen(
-        [str(VENV_BIN / "airflow"), "api-server", "--host", "127.0.0.1", "--port", str(port)],
-        env=env,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-        start_new_session=True,
-    )
-    try:
-        deadline = time.monotonic() + 180
-        while True:
-            assert proc.poll() is None, (home / "api-server.log").read_text()[-3000:]
-            assert time.monotonic() < deadline, (home / "api-server.log").read_text()[-3000:]
-            try:
-                if httpx.get(f"{url}/api/v2/monitor/health", timeout=5).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            time.sleep(1)
-        passwords = home / "simple_auth_manager_passwords.json.generated"
-        password = json.loads(passwords.read_text())["admin"]
-        token = httpx.post(
-            f"{url}/auth/token", json={"username": "admin", "password": password}, timeout=30
-        )
-        assert token.status_code in (200, 201), token.text
-        headers = {"Authorization": f"Bearer {token.json()['access_token']}"}
-        yield ApiServer(url, env, headers)
-    finally:
-        os.killpg(proc.pid, 15)
-        try:
-            proc.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, 9)
-            proc.wait()
-        log.close()
 
 
 HOOK_CHILD = r"""

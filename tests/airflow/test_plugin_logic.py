@@ -23,6 +23,7 @@ from crawldedup_airflow.day import (
     crawl_date,
     crawl_ready,
     day_dir,
+    logical_date_check,
     run_config,
     spark_conf,
     stage_args,
@@ -42,15 +43,38 @@ RUN: dict[str, Any] = {
 PARAMS: dict[str, Any] = {"rules": None, "dry_run": False}
 
 
-def test_crawl_date_prefers_the_param_then_the_logical_date() -> None:
+def test_crawl_date_is_the_logical_dates_day_the_param_only_confirms_it() -> None:
     logical = datetime(2026, 11, 1, 3, 0, tzinfo=UTC)
-    assert crawl_date("2026-11-05", logical) == "2026-11-05"
+    assert crawl_date("2026-11-01", logical) == "2026-11-01"
     assert crawl_date("", logical) == "2026-11-01"
     assert crawl_date(None, logical) == "2026-11-01"
-    with pytest.raises(RunSetupError, match="no logical date and no crawl_date"):
+    with pytest.raises(RunSetupError, match="is not this run's crawl day 2026-11-01"):
+        crawl_date("2026-11-05", logical)
+    with pytest.raises(RunSetupError, match="no logical date, so no crawl day"):
         crawl_date("", None)
     with pytest.raises(RunSetupError, match="not a date"):
         crawl_date("2026-13-01", None)
+
+
+def test_a_manual_run_whose_interval_is_not_its_logical_dates_is_refused() -> None:
+    """``airflow dags trigger -l 2026-11-01T12:00`` on 2026-12-03 gets 2026-12-02's interval."""
+    day = datetime(2026, 11, 1, 3, tzinfo=UTC)
+    own = (day, datetime(2026, 11, 2, 3, tzinfo=UTC))
+    triggered = datetime(2026, 12, 3, 6, 27, tzinfo=UTC)
+    logical = datetime(2026, 11, 1, 12, tzinfo=UTC)
+    # The form or the REST API: the interval is the logical date's.
+    logical_date_check("2026-11-01", logical, own, triggered)
+    # The form's default "now" (a day not over yet): the last complete day, as planned.
+    today = (datetime(2026, 12, 3, 3, tzinfo=UTC), datetime(2026, 12, 4, 3, tzinfo=UTC))
+    logical_date_check("2026-12-02", triggered, today, triggered)
+    with pytest.raises(RunSetupError) as refused:
+        logical_date_check("2026-12-02", logical, own, triggered)
+    assert (
+        "crawl day 2026-12-02 (which its run id names), not the day of its logical date, "
+        "2026-11-01" in str(refused.value)
+    )
+    assert "--from-date 2026-11-01 --to-date 2026-11-01" in str(refused.value)
+    logical_date_check("2026-11-01", None, None, triggered)  # no logical date: crawl_date's
 
 
 def test_crawl_ready_by_marker_or_by_data_files(tmp_path: Path) -> None:

@@ -69,18 +69,30 @@ out["timetable"] = {"type": type(tt).__name__, "module": type(tt).__module__,
                     "scheduled_runs": tt.scheduled_runs, "description": tt.description}
 infos = list(ser.iter_dagrun_infos_between(pendulum.datetime(2026, 11, 1),
                                            pendulum.datetime(2026, 11, 2, 3)))
-out["backfill_infos"] = [[str(i.logical_date), str(i.data_interval.start)] for i in infos]
+out["backfill_infos"] = [[str(i.logical_date), str(i.data_interval.start), str(i.run_after)]
+                        for i in infos]
+# The backfill dialog's midnight To date: its day is included.
+midnight = list(ser.iter_dagrun_infos_between(pendulum.datetime(2026, 11, 1),
+                                              pendulum.datetime(2026, 11, 2)))
+out["midnight_window"] = [str(i.logical_date) for i in midnight]
+own = tt.logical_date_interval(pendulum.datetime(2026, 11, 1, 12))
+out["own_interval"] = [str(own.start), str(own.end)]
+out["end_date"] = str(dag.end_date)
 out["next_run"] = str(ser.next_dagrun_info(last_automated_run_info=None))
 day1 = infos[0]
+end = day1.data_interval.end  # when a scheduled run fires
+from airflow.models.dagrun import DagRun
 out["run_ids"] = {
-    "scheduled": tt.generate_run_id(run_type=DagRunType.SCHEDULED, run_after=day1.run_after,
+    "scheduled": tt.generate_run_id(run_type=DagRunType.SCHEDULED, run_after=end,
                                     data_interval=day1.data_interval),
-    "manual": tt.generate_run_id(run_type=DagRunType.MANUAL, run_after=day1.run_after,
+    "manual": tt.generate_run_id(run_type=DagRunType.MANUAL, run_after=end,
                                  data_interval=day1.data_interval),
     "manual_no_interval": tt.generate_run_id(run_type=DagRunType.MANUAL,
-                                             run_after=day1.run_after, data_interval=None),
-    "backfill": tt.generate_run_id(run_type=DagRunType.BACKFILL_JOB, run_after=day1.run_after,
-                                   data_interval=day1.data_interval),
+                                             run_after=end, data_interval=None),
+    # As Airflow's backfill names its runs (it does not ask the timetable).
+    "backfill": DagRun.generate_run_id(run_type=DagRunType.BACKFILL_JOB,
+                                       logical_date=day1.logical_date,
+                                       run_after=day1.run_after),
 }
 now = pendulum.now("UTC")
 out["manual_intervals"] = {
@@ -111,7 +123,7 @@ out["notes"] = [run_note({}, start, None), run_note({"crawl_date": "2026-11-01"}
                 run_note({}, start, "crawl day 2026-11-02")]
 out["log_lines"] = [
     crawl_day_line({"params": {"crawl_date": None}, "data_interval_start": start,
-                    "run_id": "backfill__2026-11-03T03:00:00+00:00"}),
+                    "run_id": "backfill__2026-11-02T03:00:00+00:00"}),
     crawl_day_line({"params": {"crawl_date": None}, "data_interval_start": None,
                     "run_id": "manual__x"}),
 ]
@@ -194,10 +206,15 @@ def test_timetable_is_the_plugins_and_plans_no_scheduled_run(parsed: dict[str, A
     assert "no scheduled runs" in tt["description"]
     assert parsed["next_run"] == "None"  # the UI shows no "Next Run"
     # ... while a backfill still gets one run per day.
+    # A backfill's runs: one per day, run after = logical date (their ids name the day).
     assert parsed["backfill_infos"] == [
-        ["2026-11-01 03:00:00+00:00", "2026-11-01 03:00:00+00:00"],
-        ["2026-11-02 03:00:00+00:00", "2026-11-02 03:00:00+00:00"],
+        ["2026-11-01 03:00:00+00:00"] * 3,
+        ["2026-11-02 03:00:00+00:00"] * 3,
     ]
+    assert parsed["midnight_window"] == [i[0] for i in parsed["backfill_infos"]]
+    assert parsed["own_interval"] == ["2026-11-01 03:00:00+00:00", "2026-11-02 03:00:00+00:00"]
+    # The timetable tells a backfill from the scheduler by the window's upper bound.
+    assert parsed["end_date"] == "None"
     assert parsed["roundtrip_equal"] is True
     plugin = parsed["plugins"]["crawldedup"]
     assert plugin["timetables"] == ["crawldedup_airflow.timetable.CrawlDayTimetable"]
@@ -209,6 +226,8 @@ def test_run_ids_and_manual_intervals_name_the_crawl_day(parsed: dict[str, Any])
     ids = parsed["run_ids"]
     assert ids["scheduled"] == "scheduled__crawl-2026-11-01__2026-11-02T03:00:00+00:00"
     assert ids["manual"] == "manual__crawl-2026-11-01__2026-11-02T03:00:00+00:00"
+    assert ids["backfill"] == "backfill__2026-11-01T03:00:00+00:00"
+    # Refused by its first task (no crawl day), but a valid id.
     assert ids["manual_no_interval"] == "manual__2026-11-02T03:00:00+00:00"
     for run_id in ids.values():
         assert re.match(parsed["run_id_pattern"], run_id), (run_id, parsed["run_id_pattern"])
@@ -223,18 +242,17 @@ def test_run_ids_and_manual_intervals_name_the_crawl_day(parsed: dict[str, Any])
 
 
 def test_notes_and_log_lines_name_the_crawl_day(parsed: dict[str, Any]) -> None:
-    assert parsed["notes"] == [
-        "crawl day 2026-11-02",
-        "crawl day 2026-11-01 (crawl_date param; the run id and data interval name 2026-11-02)",
-        "crawl day 2026-11-02 (crawl_date param)",
-        "crawl day 2026-11-02 · rerun after the fix",
-        "crawl day: none (set crawl_date or a logical date)",
-        "crawl day 2026-11-02",
-    ]
-    first, none = parsed["log_lines"]
+    day, mismatch, confirmed, kept, none, existing = parsed["notes"]
+    assert (day, confirmed, existing) == ("crawl day 2026-11-02",) * 3
+    assert kept == "crawl day 2026-11-02 · rerun after the fix"
+    # The run's first task refuses these, for the same reason.
+    assert mismatch.startswith("crawl day: none, refused: crawl_date param 2026-11-01 is not ")
+    assert "Logical date 2026-11-01" in mismatch
+    assert none.startswith("crawl day: none, refused: this run has no logical date")
+    first, no_day = parsed["log_lines"]
     assert first.startswith("crawl day 2026-11-02 (from the data interval starting 2026-11-02")
-    assert first.endswith("run backfill__2026-11-03T03:00:00+00:00")
-    assert none.startswith("crawl day: none") and "crawl_date" in none
+    assert first.endswith("run backfill__2026-11-02T03:00:00+00:00")
+    assert no_day.startswith("crawl day: none") and "logical date" in no_day
 
 
 def test_crawl_date_resolution_and_its_messages() -> None:
@@ -242,11 +260,15 @@ def test_crawl_date_resolution_and_its_messages() -> None:
 
     start = datetime(2026, 11, 2, 3, tzinfo=UTC)
     assert crawl_date(None, start) == "2026-11-02"
-    assert crawl_date(" 2026-11-01 ", start) == "2026-11-01"
+    assert crawl_date(" 2026-11-02 ", start) == "2026-11-02"  # confirms the day
     with pytest.raises(RunSetupError, match=r"YYYY-MM-DD, e\.g\. 2026-11-02"):
         crawl_date("yesterday", start)
-    with pytest.raises(RunSetupError, match="set the crawl_date param"):
-        crawl_date(None, None)
+    with pytest.raises(RunSetupError, match=r"trigger with Logical date 2026-11-01 \(any time"):
+        crawl_date("2026-11-01", start)
+    # No logical date, no day: the run id could not name one.
+    for param in (None, "2026-11-01"):
+        with pytest.raises(RunSetupError, match="no logical date, so no crawl day"):
+            crawl_date(param, None)
 
 
 def test_previous_day_check() -> None:
