@@ -249,6 +249,26 @@ class CascadeConfig:
 
 
 @dataclass(frozen=True)
+class EditionsConfig:
+    """Editions: pages of one host whose URLs differ only in versions
+    (docs/algorithm.md#editions)."""
+
+    enabled: bool = knob(
+        True,
+        "Pages of one host whose paths differ only in version-like segments (1.11, v2, "
+        "2024-05, latest, ...) are editions: grouped only at the stricter bar below.",
+    )
+    min_jaccard: float = knob(
+        1.0,
+        "Editions are copies when their term-shingle Jaccard is at least this (whatever "
+        "their containment: a release that adds a section contains the one before). "
+        "Releases of one page measured up to 0.992, so the default asks for the same text.",
+        ge=0,
+        le=1,
+    )
+
+
+@dataclass(frozen=True)
 class RelevanceConfig:
     """Topic relevance (docs/relevance.md)."""
 
@@ -397,6 +417,7 @@ class Config:
     )
     fingerprint: FingerprintConfig = field(default_factory=FingerprintConfig)
     cascade: CascadeConfig = field(default_factory=CascadeConfig)
+    editions: EditionsConfig = field(default_factory=EditionsConfig)
     simhash: SimhashConfig = field(default_factory=SimhashConfig)
     bloom: BloomConfig = field(default_factory=BloomConfig)
     limits: LimitsConfig = field(default_factory=LimitsConfig)
@@ -496,19 +517,11 @@ def _check_field(name: str, f: dataclasses.Field[Any], value: Any) -> None:
         _check(not unknown, f"{name}: unknown {noun}(s) {unknown}; known: {list(items)}")
 
 
+# The sections, read from Config's own fields (one list: a new section is one field).
 _SECTIONS: dict[str, type[Any]] = {
-    "fingerprint": FingerprintConfig,
-    "cascade": CascadeConfig,
-    "simhash": SimhashConfig,
-    "bloom": BloomConfig,
-    "limits": LimitsConfig,
-    "spark": SparkConfig,
-    "output": OutputConfig,
-    "relevance": RelevanceConfig,
-    "lsh": LshConfig,
-    "boilerplate": BoilerplateConfig,
-    "gate": GateConfig,
-    "extract": ExtractConfig,
+    name: hint
+    for name, hint in typing.get_type_hints(Config).items()
+    if isinstance(hint, type) and dataclasses.is_dataclass(hint)
 }
 
 

@@ -2,7 +2,8 @@
 
 For one document of a published day: its verdict (rule, measure and value that
 decided), the keys it shares with the document it was matched to (its ``duplicate_of``,
-or ``--with`` another id), and their texts line by line: lines in both, lines of one
+or ``--with`` another id), whether the two are editions of one page (their URLs differ
+only in versions), and their texts line by line: lines in both, lines of one
 only, and which of them are their host's boilerplate (lines held by at least
 ``boilerplate.min_pages`` pages of the host up to that day, table ``host_lines``), so an
 engineer can see whether a site's template made the match.
@@ -23,6 +24,7 @@ import pyarrow.parquet as pq
 
 from crawldedup.config import Config
 from crawldedup.core.boilerplate import host_of, is_boilerplate_line, page_line_keys
+from crawldedup.core.editions import are_editions, edition_of
 from crawldedup.core.normalize import normalize_text
 from crawldedup.ingest.readers import read_file
 from crawldedup.ingest.records import prepare
@@ -182,6 +184,13 @@ def explain(
     out.append(f"compared   {peer.id}  ({peer.day}, {peer.url or 'no url'}) {peer.title!r}")
     keys = shared_keys(doc, peer)
     out.append("keys       " + ", ".join(f"{r} {v}" for r, v in keys.items()))
+    ours, theirs = edition_of(doc.url), edition_of(peer.url)
+    if are_editions(ours, theirs):
+        out.append(
+            f"editions   versions {ours[1]} and {theirs[1]} of {ours[0]}: grouped only at "
+            f"Jaccard >= {cfg.editions.min_jaccard}"
+            + ("" if cfg.editions.enabled else " (off: editions.enabled = false)")
+        )
     if doc.text is None or peer.text is None:
         missing = doc.id if doc.text is None else peer.id
         out.append(f"lines      not shown: the input file of {missing} is gone or changed")

@@ -60,6 +60,7 @@ and the other language fills in; nothing is synthesized. Reached (records):
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import random
 import sys
@@ -90,7 +91,8 @@ FAMILY_PLAN = {
     "shared_boilerplate": (28, 3, 5),
     "same_template_fill": (28, 3, 5),
     "generic_title": (24, 3, 5),
-    "near_editions": (72, 2, 4),
+    "near_editions": (36, 2, 4),
+    "versioned_editions": (48, 2, 4),
     "same_copyright_tail": (24, 3, 5),
     "short_verse": (40, 2, 3),
 }
@@ -105,6 +107,18 @@ BIG_PLAN = {
 BIG_PAIRS_PER_PAGE = 3
 BIG_HTML_SHARE = 0.3  # of the pages of big-template sites, served in the site's HTML
 BIG_SHORT_MAX = 300  # characters of a short text on a big-template site
+# Releases of a versioned documentation site, newest first (one scheme per family):
+# the path segment that names the edition a page belongs to.
+RELEASES = (
+    ("5.2", "4.2", "2.2", "1.11"),
+    ("v4", "v3", "v2", "v1"),
+    ("3.12", "3.11", "3.10", "3.9"),
+    ("2024-05", "2023-11", "2023-05", "2022-11"),
+    ("latest", "3.0.x", "2.3.x", "1.0.x"),
+    ("stable", "2.1", "1.9", "1.8"),
+)
+DOC_SECTIONS = ("ref", "guide", "topics", "howto", "manual", "faq", "library", "admin")
+EDITION_COPY_SHARE = 0.8  # of the versioned editions, those a repost copies (once)
 
 
 class CorpusExhausted(Exception):
@@ -167,6 +181,7 @@ class Builder:
         self.short_pools = short
         self.notice_texts: set[str] = set()
         self.url_n = 0
+        self.editions: list[list[Doc]] = []  # families of versioned editions
         self.n_long_copies = 0  # copies of texts of SHORT_MAX characters or more
         self.n_excerpts = 0
         counts: Counter[str] = Counter(p for d in corpus.docs for p in set(d.paragraphs))
@@ -345,7 +360,8 @@ class Builder:
         # Two thirds of the families are the fortunes' quotes of an older Debian
         # reference; keep every other source and fill up with those.
         fams.sort(key=lambda f: f[-1].source.startswith("fortunes-zh"))
-        for fam in fams[: self.n_groups("near_editions")]:
+        n_text = self.n_groups("near_editions")
+        for fam in fams[:n_text]:
             members = []
             site = rng.choice(self.sites[fam[0].lang])
             for d in fam[: FAMILY_PLAN["near_editions"][2]]:
@@ -354,6 +370,8 @@ class Builder:
                     self.add_original(self.page_of(d), day_of(), "near_editions", d.key, site)
                 )
             self.group("near_editions", members)
+        for fam in fams[n_text : n_text + self.n_groups("versioned_editions")]:
+            self.versioned_family(fam, day_of)
         for _ in range(self.n_groups("same_copyright_tail")):
             lang = self.lang()
             site = rng.choice(self.sites[lang])
@@ -389,6 +407,56 @@ class Builder:
                 members.append(self.add_original(self.page_of(d), day_of(), "short_verse", d.key))
             self.group("short_verse", members)
         self.big_originals(day_of)
+
+    def versioned_family(self, fam: list[BaseDoc], day_of) -> None:
+        """One page of a documentation site under several releases: one URL shape, the
+        release in one path segment (``RELEASES``), each edition its own document."""
+        rng = self.rng
+        site = rng.choice(self.sites[fam[0].lang])
+        releases = rng.choice(RELEASES)
+        section = rng.choice(DOC_SECTIONS)
+        slug = f"{section}/s{hashlib.md5(fam[0].key.encode()).hexdigest()[:8]}"
+        lang = "zh-cn" if fam[0].lang == "zh" else "en"
+        shape = rng.choice(
+            (
+                "https://docs.{host}/" + lang + "/{v}/" + slug + "/",
+                "https://{host}/docs/{v}/" + slug + ".html",
+            )
+        )
+        members = []
+        for d, version in zip(fam[: FAMILY_PLAN["versioned_editions"][2]], releases, strict=False):
+            self.used.add(d.key)
+            doc = self.add_original(self.page_of(d), day_of(), "versioned_editions", d.key, site)
+            doc.url = shape.format(host=site.host, v=version)
+            members.append(doc)
+        self.group("versioned_editions", members)
+        self.editions.append(members)
+
+    def edition_copies(self) -> list[int]:
+        """One repost of most versioned editions, on its day or later; the pairs of a
+        copy of one edition with the family's other editions (and their copies) are
+        hard negatives of the family. Copies made, per day."""
+        rng = self.rng
+        made = [0] * len(self.days)
+        for members in self.editions:
+            copies: dict[str, str] = {}
+            for m in members:
+                if rng.random() < EDITION_COPY_SHARE:
+                    day = rng.choice([d for d in self.days if d >= m.day])
+                    self.add_copy(m, day)
+                    copies[m.id] = self.docs[-1].id
+                    made[self.days.index(day)] += 1
+            for a in range(len(members)):
+                for b in range(a + 1, len(members)):
+                    x, y = members[a].id, members[b].id
+                    for i, j in (
+                        (copies.get(x), y),
+                        (x, copies.get(y)),
+                        (copies.get(x), copies.get(y)),
+                    ):
+                        if i is not None and j is not None:
+                            self.pairs.append((min(i, j), max(i, j), "versioned_editions"))
+        return made
 
     # ------------------------------------------------------------------ big templates
 
@@ -536,6 +604,9 @@ class Builder:
         n_hard = len(self.docs)
         zh_hard = sum(1 for d in self.docs if d.page.lang == "zh")
         big_made = self.big_copies(copies_per_day)
+        # Reposts of versioned editions count with the big-template copies below.
+        edition_made = self.edition_copies()
+        big_made = [b + e for b, e in zip(big_made, edition_made, strict=True)]
         zh_big = sum(1 for d in self.docs[n_hard:] if d.page.lang == "zh")
         self.big_pairs()
         zh_copies = round(ZH_SHARE * n_copies)

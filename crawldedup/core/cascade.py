@@ -3,11 +3,14 @@
 See docs/algorithm.md#decision-order and #verification.
 
 Candidates arrive with their measures already computed (in Spark that happens in
-parallel on the executors). The product contract is that a duplicate points at the
-*earliest* document it matches: an exact content match (rule B) wins outright and
-points at the earliest exact copy; otherwise the earliest verified candidate under any
-other rule is chosen, and the rule reported is the first rule, in cascade order, under
-which that candidate was found.
+parallel on the executors). An exact content match (rule B) wins outright and points
+at the earliest exact copy; otherwise the document points at the verified candidate it
+is *most similar* to (ties: the earliest), and the rule reported is the first rule, in
+cascade order, under which that candidate was found. Its group is that candidate's
+group, whose canonical is the group's earliest member.
+
+Two pages whose URLs differ only in versions (``crawldedup.core.editions``) are
+editions: they are verified only by the stricter ``[editions]`` bar.
 
 How a non-exact candidate is verified is the policy's profile:
 
@@ -25,7 +28,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from crawldedup.config import RULES, CascadeConfig, Config, SimhashConfig
+from crawldedup.config import RULES, CascadeConfig, Config, EditionsConfig, SimhashConfig
 
 
 @dataclass(frozen=True)
@@ -39,6 +42,7 @@ class Candidate:
     containment: float | None = None  # share of the smaller's shingles in the larger
     smaller_shingles: float | None = None  # distinct shingles of the smaller document
     shorter_chars: int | None = None  # normalized length of the shorter document
+    editions: bool = False  # the two URLs differ only in versions (core.editions)
 
 
 @dataclass(frozen=True)
@@ -47,7 +51,10 @@ class Decision:
     rule: str | None
     duplicate_of: str | None
     similarity: float | None  # the value of the measure that decided
-    measure: str | None = None  # "exact", "jaccard", "containment" or "cosine"
+    # "exact", "jaccard", "containment", "cosine" or "edition_jaccard"; on a unique
+    # verdict, "edition" when an edition of it passed the ordinary bar and was kept
+    # apart by the editions' stricter one.
+    measure: str | None = None
 
 
 UNIQUE = Decision("unique", None, None, None)
@@ -68,6 +75,8 @@ class Policy:
     short_min_containment: float = CascadeConfig.short_min_containment
     max_hamming: int = SimhashConfig.max_distance
     simhash_min_jaccard: float = SimhashConfig.min_jaccard
+    editions: bool = EditionsConfig.enabled
+    edition_min_jaccard: float = EditionsConfig.min_jaccard
 
     @classmethod
     def from_config(cls, cfg: Config) -> Policy:
@@ -83,11 +92,23 @@ class Policy:
             short_min_containment=c.short_min_containment,
             max_hamming=sh.max_distance,
             simhash_min_jaccard=sh.min_jaccard,
+            editions=cfg.editions.enabled,
+            edition_min_jaccard=cfg.editions.min_jaccard,
         )
 
 
 def verify(c: Candidate, policy: Policy) -> tuple[str, float] | None:
-    """(measure, value) that makes ``c`` a copy under the policy, or None."""
+    """(measure, value) that makes ``c`` a copy under the policy, or None.
+
+    Editions (``c.editions``) are held to the editions' bar alone, under any profile."""
+    if policy.editions and c.editions:
+        jaccard = c.jaccard or 0.0
+        return ("edition_jaccard", jaccard) if jaccard >= policy.edition_min_jaccard else None
+    return ordinary_verify(c, policy)
+
+
+def ordinary_verify(c: Candidate, policy: Policy) -> tuple[str, float] | None:
+    """:func:`verify` without the editions' bar."""
     if policy.profile == "seed":
         if c.rule == "simhash" and not (
             c.hamming is not None
@@ -109,10 +130,24 @@ def verify(c: Candidate, policy: Policy) -> tuple[str, float] | None:
     return None
 
 
+def closeness(c: Candidate, policy: Policy) -> tuple[float, float]:
+    """How similar a candidate is, larger first: (Jaccard, containment) under
+    ``shingles``, (cosine, 0) under ``seed``."""
+    if policy.profile == "seed":
+        return c.similarity, 0.0
+    return c.jaccard or 0.0, c.containment or 0.0
+
+
 def decide(
     candidates: Iterable[Candidate], policy: Policy, rules: Sequence[str] = RULES
 ) -> Decision:
-    """Verdict of one document from its scored candidates (all strictly earlier)."""
+    """Verdict of one document from its scored candidates (all strictly earlier).
+
+    An exact copy points at the earliest exact match. Otherwise the document points at
+    the verified candidate it is most similar to (:func:`closeness`; ties: the
+    earliest), so a copy of one edition joins that edition's group, not an older
+    edition's it also resembles.
+    """
     order = {r: i for i, r in enumerate(rules)}
     cands = [c for c in candidates if c.rule in order]
     if "content_md5" in order:
@@ -121,15 +156,22 @@ def decide(
             best = min(exact, key=lambda c: (c.fetched_at, c.doc_id))
             return Decision("duplicate", "content_md5", best.doc_id, 1.0, "exact")
     verified = []
+    kept_apart = False
     for c in cands:
         if c.rule == "content_md5":
             continue
         found = verify(c, policy)
         if found is not None:
             verified.append((c, found))
+        elif policy.editions and c.editions and ordinary_verify(c, policy) is not None:
+            kept_apart = True
     if not verified:
-        return UNIQUE
-    best, (measure, value) = min(
-        verified, key=lambda cv: (cv[0].fetched_at, cv[0].doc_id, order[cv[0].rule])
-    )
+        return Decision("unique", None, None, None, "edition") if kept_apart else UNIQUE
+
+    def rank(cv: tuple[Candidate, tuple[str, float]]) -> tuple[float, float, str, str, int]:
+        c = cv[0]
+        near, part = closeness(c, policy)
+        return (-near, -part, c.fetched_at, c.doc_id, order[c.rule])
+
+    best, (measure, value) = min(verified, key=rank)
     return Decision("duplicate", best.rule, best.doc_id, value, measure)

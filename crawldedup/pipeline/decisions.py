@@ -3,9 +3,9 @@
 The same decision as ``crawldedup.core.cascade.decide`` (the definition, with the
 reasons), as column expressions and one ``min`` per document instead of Python code per
 document: a candidate's verification is a ``when`` chain on its measures, and the
-winner is the smallest of (not exact, fetched_at, candidate id, rule order) among the
-exact and the verified candidates. ``tests/spark/test_decisions.py`` pins the two to
-the same verdicts.
+winner is the smallest of (not exact, closeness negated, fetched_at, candidate id, rule
+order) among the exact and the verified candidates. ``tests/spark/test_decisions.py``
+pins the two to the same verdicts.
 """
 
 from __future__ import annotations
@@ -21,8 +21,9 @@ from crawldedup.rules import Rule
 _EXACT = Rule.CONTENT_MD5.value
 
 
-def _verified(policy: Policy) -> tuple[Column, Column]:
-    """(measure, value) of a candidate that the policy verifies; measure null when not."""
+def _ordinary(policy: Policy) -> tuple[Column, Column]:
+    """(measure, value) of a candidate verified without the editions' bar; measure
+    null when not."""
     if policy.profile == "seed":
         sim = F.coalesce(F.col("similarity"), F.lit(0.0))
         simhash_ok = (F.col("rule") != Rule.SIMHASH.value) | (
@@ -48,9 +49,42 @@ def _verified(policy: Policy) -> tuple[Column, Column]:
     return measure, F.when(jaccard >= j_bar, jaccard).otherwise(containment)
 
 
-def _pick(rank: int | Column, order: Column, value: Column, measure: Column) -> Column:
+def _editions(policy: Policy) -> Column:
+    """Whether the pair is two editions the policy holds to the editions' bar."""
+    if not policy.editions:
+        return F.lit(False)
+    return F.coalesce(F.col("editions"), F.lit(False))
+
+
+def _verified(policy: Policy) -> tuple[Column, Column]:
+    """(measure, value) of a candidate that the policy verifies; measure null when not."""
+    measure, value = _ordinary(policy)
+    jaccard = F.coalesce(F.col("jaccard"), F.lit(0.0))
+    editions = _editions(policy)
+    edition_measure = F.when(jaccard >= policy.edition_min_jaccard, F.lit("edition_jaccard"))
+    return (
+        F.when(editions, edition_measure).otherwise(measure),
+        F.when(editions, jaccard).otherwise(value),
+    )
+
+
+def _closeness(policy: Policy) -> tuple[Column, Column]:
+    """``cascade.closeness`` negated, so that the smallest is the most similar."""
+    if policy.profile == "seed":
+        return -F.coalesce(F.col("similarity"), F.lit(0.0)), F.lit(0.0)
+    return (
+        -F.coalesce(F.col("jaccard"), F.lit(0.0)),
+        -F.coalesce(F.col("containment"), F.lit(0.0)),
+    )
+
+
+def _pick(
+    rank: int, order: Column, value: Column, measure: Column, near: tuple[Column, Column]
+) -> Column:
     return F.struct(
-        F.lit(rank).alias("rank") if isinstance(rank, int) else rank.alias("rank"),
+        F.lit(rank).alias("rank"),
+        near[0].cast("double").alias("near"),
+        near[1].cast("double").alias("part"),
         F.col("cand_fetched_at").alias("fetched_at"),
         F.col("cand_id").alias("cand_id"),
         order.alias("order"),
@@ -62,7 +96,9 @@ def _pick(rank: int | Column, order: Column, value: Column, measure: Column) -> 
 
 def decide_all(scored: DataFrame, policy: Policy, rules: Sequence[str]) -> DataFrame:
     """(id, verdict, rule, duplicate_of, similarity, measure) of every document that has
-    a verified candidate; documents without one are unique (the caller's left join).
+    a verified candidate, and the unique verdict (measure ``edition``) of every document
+    whose only ordinarily verified candidates were editions kept apart; all other
+    documents are unique (the caller's left join).
 
     ``scored`` has one row per (document, rule, candidate): ``id``, ``rule``,
     ``cand_id``, ``cand_fetched_at`` and the pair's measures (null when not scored).
@@ -72,20 +108,23 @@ def decide_all(scored: DataFrame, policy: Policy, rules: Sequence[str]) -> DataF
         order = F.when(F.col("rule") == r, F.lit(i)).otherwise(order)
     measure, value = _verified(policy)
     exact = (F.col("rule") == _EXACT) if _EXACT in rules else F.lit(False)
-    pick = F.when(exact, _pick(0, F.lit(0), F.lit(1.0), F.lit("exact"))).when(
-        measure.isNotNull(), _pick(1, order, value, measure)
+    zero = (F.lit(0.0), F.lit(0.0))
+    pick = F.when(exact, _pick(0, F.lit(0), F.lit(1.0), F.lit("exact"), zero)).when(
+        measure.isNotNull(), _pick(1, order, value, measure, _closeness(policy))
     )
+    kept_apart = ~exact & _editions(policy) & measure.isNull() & _ordinary(policy)[0].isNotNull()
     best = (
         scored.filter(F.col("rule").isin(list(rules)))
         .groupBy("id")
-        .agg(F.min(pick).alias("best"))
-        .filter(F.col("best").isNotNull())
+        .agg(F.min(pick).alias("best"), F.max(kept_apart).alias("kept_apart"))
+        .filter(F.col("best").isNotNull() | F.col("kept_apart"))
     )
+    found = F.col("best").isNotNull()
     return best.select(
         "id",
-        F.lit("duplicate").alias("verdict"),
+        F.when(found, F.lit("duplicate")).otherwise(F.lit("unique")).alias("verdict"),
         F.col("best.rule").alias("rule"),
         F.col("best.cand_id").alias("duplicate_of"),
         F.col("best.value").alias("similarity"),
-        F.col("best.measure").alias("measure"),
+        F.when(found, F.col("best.measure")).otherwise(F.lit("edition")).alias("measure"),
     )

@@ -36,6 +36,7 @@ from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql.pandas.types import to_arrow_schema
 
+from crawldedup.core.editions import edition_of
 from crawldedup.core.pair_measures import (
     Ragged,
     cosines,
@@ -62,11 +63,13 @@ def _scores(
     distance: pa.Array,
     sketch: tuple[np.ndarray, np.ndarray, np.ndarray],
     chars: tuple[pa.Array, pa.Array],
+    editions: np.ndarray,
     schema: pa.Schema,
 ) -> pa.RecordBatch:
     """``schema`` (PAIR_SCORES) rows of ``batch``'s (id, cand_id) pairs from their
     measures: the cosine, the SimHash distance, ``sketch`` (Jaccard, containment,
-    smaller set size) and ``chars`` (both sides' lengths)."""
+    smaller set size), ``chars`` (both sides' lengths) and whether the two are
+    ``editions``."""
     jac, con, smaller = sketch
     a_chars, b_chars = chars
     shorter = pc.min_element_wise(a_chars, b_chars)
@@ -81,6 +84,7 @@ def _scores(
             pa.array(smaller),
             # null when the candidate's length is unknown (rows stored before it was)
             pc.if_else(b_chars.is_null(), pa.scalar(None, shorter.type), shorter).cast(pa.int32()),
+            pa.array(editions, pa.bool_()),
         ],
         schema=schema,
     )
@@ -92,15 +96,32 @@ def _scores(
 _NIBBLE = np.zeros(256, dtype=np.uint8)
 for _i, _c in enumerate("0123456789abcdef"):
     _NIBBLE[ord(_c)] = _NIBBLE[ord(_c.upper())] = _i
-SIDE_COLUMNS = ["id", "sketch", "simhash", "length"]
+SIDE_COLUMNS = ["id", "sketch", "simhash", "length", "url"]
 _SIDE_SCHEMA = pa.schema(
     [
         pa.field("id", pa.string()),
         pa.field("sketch", pa.string()),
         pa.field("simhash", pa.string()),
         pa.field("length", pa.int32()),
+        pa.field("url", pa.string()),
     ]
 )
+
+
+def edition_codes(urls: list[str | None]) -> tuple[np.ndarray, np.ndarray]:
+    """(edition key, version) of each URL as integer codes (``core.editions``); the key
+    is -1 where the URL names no version (or is unknown)."""
+    keys, versions = zip(*(edition_of(u or "") for u in urls), strict=True) if urls else ((), ())
+    key_codes, _ = pd.factorize(pd.Series(keys, dtype=object).replace("", None))
+    version_codes, _ = pd.factorize(pd.Series(versions, dtype=object))
+    return np.asarray(key_codes, dtype=np.int64), np.asarray(version_codes, dtype=np.int64)
+
+
+def editions_of(
+    key_a: np.ndarray, version_a: np.ndarray, key_b: np.ndarray, version_b: np.ndarray
+) -> np.ndarray:
+    """Whether each pair is two editions: one edition key, other versions."""
+    return np.asarray((key_a >= 0) & (key_a == key_b) & (version_a != version_b), dtype=bool)
 
 
 @dataclass(frozen=True)
@@ -115,6 +136,8 @@ class Sides:
     simhash: np.ndarray  # uint64, 0 when unknown
     simhash_known: np.ndarray  # bool
     chars: pa.Array  # int32, null when unknown
+    edition_key: np.ndarray  # int64 code of the URL's edition key, -1 when none
+    edition_version: np.ndarray  # int64 code of the URL's versions
 
     def rows(self, ids: pa.Array, same_day: np.ndarray | None = None) -> np.ndarray:
         """Row of each id (-1 when unknown): the day's, or where ``same_day`` is false
@@ -152,6 +175,7 @@ def sides_of(today: pa.Table, earlier: pa.Table, k: int) -> Sides:
     lengths = sketches.lengths
     simhash, simhash_known = _simhashes(table.column("simhash").to_pylist())
     ids = table.column("id").to_pylist()
+    urls = table.column("url").to_pylist()
     return Sides(
         today=pd.Index(ids[: today.num_rows], dtype=object),
         earlier=pd.Index(ids[today.num_rows :], dtype=object),
@@ -160,6 +184,7 @@ def sides_of(today: pa.Table, earlier: pa.Table, k: int) -> Sides:
         simhash=simhash,
         simhash_known=simhash_known,
         chars=table.column("length").combine_chunks().cast(pa.int32()),
+        **dict(zip(("edition_key", "edition_version"), edition_codes(urls), strict=True)),
     )
 
 
@@ -203,7 +228,14 @@ def score_id_batch(
     known = sides.simhash_known[a] & sides.simhash_known[b]
     dist = pa.array(hamming(sides.simhash[a], sides.simhash[b]).astype(np.int32), mask=~known)
     chars = sides.chars.take(pa.array(a)), sides.chars.take(pa.array(b))
-    return _scores(batch, pa.nulls(batch.num_rows, pa.float64()), dist, sketch, chars, schema)
+    editions = editions_of(
+        sides.edition_key[a],
+        sides.edition_version[a],
+        sides.edition_key[b],
+        sides.edition_version[b],
+    )
+    nulls = pa.nulls(batch.num_rows, pa.float64())
+    return _scores(batch, nulls, dist, sketch, chars, editions, schema)
 
 
 def score_id_batches(
@@ -231,7 +263,7 @@ def arrow_inputs(pairs: DataFrame) -> DataFrame:
     """The columns ``score_batch`` reads, converted in the JVM.
 
     ``pairs`` has ``id, cand_id`` and, per side (``x`` and ``cand_x``), ``tf`` (JSON,
-    null when unknown), ``simhash`` (hex), ``sketch`` (hex) and ``length``.
+    null when unknown), ``simhash`` (hex), ``sketch`` (hex), ``length`` and ``url``.
     """
 
     def vector(name: str) -> Column:
@@ -251,6 +283,8 @@ def arrow_inputs(pairs: DataFrame) -> DataFrame:
         sketch("cand_sketch"),
         F.col("length"),
         F.col("cand_length"),
+        F.col("url"),
+        F.col("cand_url"),
     )
 
 
@@ -281,7 +315,11 @@ def score_batch(batch: pa.RecordBatch, k: int) -> pa.RecordBatch:
     sh_b, known_b = _simhashes(batch.column("cand_simhash").to_pylist())
     dist = pa.array(hamming(sh_a, sh_b).astype(np.int32), mask=~(known_a & known_b))
     chars = batch.column("length"), batch.column("cand_length")
-    return _scores(batch, pa.array(sim), dist, sketch, chars, _SCORES_ARROW)
+    urls = batch.column("url").to_pylist() + batch.column("cand_url").to_pylist()
+    key, version = edition_codes(urls)
+    n = batch.num_rows
+    editions = editions_of(key[:n], version[:n], key[n:], version[n:])
+    return _scores(batch, pa.array(sim), dist, sketch, chars, editions, _SCORES_ARROW)
 
 
 def score_pairs(pairs: DataFrame, k: int) -> DataFrame:

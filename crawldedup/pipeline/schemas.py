@@ -80,6 +80,7 @@ PAIR_SCORES = _s(
     ("containment", DoubleType(), True),  # share of the smaller's shingles in the larger
     ("smaller_shingles", DoubleType(), True),  # distinct shingles of the smaller document
     ("shorter_chars", IntegerType(), True),  # length of the shorter, null when unknown
+    ("editions", BooleanType(), True),  # URLs differ only in versions (core.editions)
 )
 
 # The candidate side of an earlier day's candidate pair, read from the store.
@@ -89,6 +90,7 @@ CANDIDATE_SIDE = _s(
     ("cand_simhash", StringType(), True),
     ("cand_sketch", StringType(), False),
     ("cand_length", IntegerType(), True),  # null in rows stored before the length was
+    ("cand_url", StringType(), True),  # null when the document row is gone
 )
 
 TYPES = _s(("id", StringType(), False), ("type", StringType(), False))

@@ -27,10 +27,14 @@ from crawldedup.core.duplicate_types import duplicate_type
 from crawldedup.pipeline import schemas
 from crawldedup.pipeline.context import DayContext, timed
 from crawldedup.pipeline.decisions import decide_all
+from crawldedup.pipeline.edition_groups import part_editions
 from crawldedup.pipeline.pair_scoring import score_id_batches, score_pairs
 from crawldedup.pipeline.store_batches import store_batches
 from crawldedup.rules import Rule
 from crawldedup.store import Store
+
+# A CANDIDATE_SIDE row: id, term vector, SimHash, sketch, length, URL.
+CandidateSide = tuple[str, str | None, str | None, str, int | None, str | None]
 
 
 def _fetch_earlier(
@@ -39,18 +43,17 @@ def _fetch_earlier(
     batch_size: int,
     counters: dict[str, Any],
     vector: str | None,
-) -> Iterator[tuple[str, str | None, str | None, str, int | None]]:
+) -> Iterator[CandidateSide]:
     """The candidate side of earlier days' candidates, from the store in multi-gets: one
     row per id, with a null vector when the document row vanished (similarity 0).
 
     ``vector``: "tf", "tag_tfidf" (the vectors the relevance stage stored) or None
     (no cosine: no vector is read).
     """
-    columns = ["m:simhash", "v:sketch", "m:length"] + (["v:tf"] if vector == "tf" else [])
+    columns = ["m:simhash", "v:sketch", "m:length", "m:url"]
+    columns += ["v:tf"] if vector == "tf" else []
 
-    def flush(
-        store: Store, batch: list[Row]
-    ) -> Iterator[tuple[str, str | None, str | None, str, int | None]]:
+    def flush(store: Store, batch: list[Row]) -> Iterator[CandidateSide]:
         ids = [r["cand_id"] for r in batch]
         found = store.get("docs", ids, columns=columns)
         tag_tfidf = vector == "tag_tfidf"
@@ -60,12 +63,14 @@ def _fetch_earlier(
             cell = vectors.get(cand_id, {}).get("v:tagvec") if tag_tfidf else row.get("v:tf")
             simhash = row.get("m:simhash")
             length = row.get("m:length")  # absent in rows written before it was stored
+            url = row.get("m:url")
             yield (
                 cand_id,
                 cell.decode() if cell else None,
                 simhash.decode() if simhash else None,
                 (row.get("v:sketch") or b"").decode(),
                 int(length) if length else None,
+                url.decode() if url else None,
             )
 
     return store_batches(rows, store_url, batch_size, flush, counters)
@@ -168,6 +173,7 @@ def scores_of_ids(
         F.col("cand_sketch").alias("sketch"),
         F.col("cand_simhash").alias("simhash"),
         F.col("cand_length").alias("length"),
+        F.col("cand_url").alias("url"),
     ).write.mode("overwrite").parquet(ctx.path("earlier_sides"))
     day, k, schema = ctx.day, ctx.cfg.simhash.sketch_size, to_arrow_schema(schemas.PAIR_SCORES)
     today, earlier = ctx.path("docs"), ctx.path("earlier_sides")
@@ -181,7 +187,9 @@ def scores_with_cosine(
 ) -> None:
     """work/scores with the cosine: both sides' term vectors joined to every pair."""
     cfg = ctx.cfg
-    docs = spark.read.parquet(ctx.path("docs")).select("id", "tf", "simhash", "sketch", "length")
+    docs = spark.read.parquet(ctx.path("docs")).select(
+        "id", "tf", "simhash", "sketch", "length", "url"
+    )
     vector = cfg.cascade.cosine_weights
     if vector == "tag_tfidf":
         # Seed 003's tf · idf · Twf vectors (relevance stage) instead of raw tf.
@@ -196,6 +204,7 @@ def scores_with_cosine(
         F.col("simhash").alias("cand_simhash"),
         F.col("sketch").alias("cand_sketch"),
         F.col("length").alias("cand_length"),
+        F.col("url").alias("cand_url"),
     )
     # Two joins, not one against a union: the day's side stays small enough for Spark
     # to broadcast, so the pairs (and their term vectors) are not shuffled.
@@ -235,7 +244,7 @@ def run(spark: SparkSession, ctx: DayContext) -> dict[str, Any]:
             .alias("measure"),
         )
         full.write.mode("overwrite").parquet(ctx.path("decisions.untyped"))
-        untyped = spark.read.parquet(ctx.path("decisions.untyped"))
+        untyped = part_editions(spark, ctx, spark.read.parquet(ctx.path("decisions.untyped")))
         types = type_duplicates(spark, ctx, untyped, counters)
         untyped.join(types, "id", "left").write.mode("overwrite").parquet(ctx.path("decisions"))
         written = spark.read.parquet(ctx.path("decisions"))

@@ -7,7 +7,7 @@ from dataclasses import astuple
 
 import pytest
 from pyspark.sql import SparkSession
-from pyspark.sql.types import DoubleType, IntegerType, StringType
+from pyspark.sql.types import BooleanType, DoubleType, IntegerType, StringType
 
 from crawldedup.config import RULES
 from crawldedup.core.cascade import UNIQUE, Candidate, Decision, Policy, decide
@@ -26,14 +26,15 @@ SCORED = _s(
     ("containment", DoubleType(), True),
     ("smaller_shingles", DoubleType(), True),
     ("shorter_chars", IntegerType(), True),
+    ("editions", BooleanType(), True),
 )
 
 
 def _random_candidates(rng: random.Random, n_docs: int) -> dict[str, list[Candidate]]:
     """Documents with 0-6 candidates each, drawn so that every branch is hit: ties in
     fetched_at, one candidate under several rules, values on and around the bars,
-    unknown measures, unknown lengths."""
-    near = [0.0, 0.5, 0.69, 0.7, 0.71, 0.89, 0.9, 0.91, 0.95, 1.0]
+    unknown measures, unknown lengths, editions on either side of their bars."""
+    near = [0.0, 0.5, 0.69, 0.7, 0.71, 0.89, 0.9, 0.91, 0.95, 0.97, 1.0]
     out: dict[str, list[Candidate]] = {}
     for i in range(n_docs):
         cands = []
@@ -47,6 +48,7 @@ def _random_candidates(rng: random.Random, n_docs: int) -> dict[str, list[Candid
                 rng.choice([None, *near]),
                 rng.choice([None, 20.0, 149.0, 150.0, 400.0]),
                 rng.choice([None, 100, 299, 300, 2000]),
+                rng.random() < 0.3,
             )
             for rule in rng.sample(RULES, rng.randint(1, 2)):
                 cands.append(Candidate(cand, fetched, rule, *measures))
@@ -59,10 +61,16 @@ POLICIES = [
     Policy(profile="seed"),
     Policy(profile="seed", threshold=0.7, max_hamming=3, simhash_min_jaccard=0.5),
     Policy(min_jaccard=0.5, min_containment=0.7, short_shingles=0),
+    Policy(editions=False),
+    Policy(edition_min_jaccard=0.9),
 ]
 
 
-@pytest.mark.parametrize("policy", POLICIES, ids=lambda p: f"{p.profile}-{p.min_jaccard}")
+def _policy_id(p: Policy) -> str:
+    return f"{p.profile}-{p.min_jaccard}-{p.editions}-{p.edition_min_jaccard}"
+
+
+@pytest.mark.parametrize("policy", POLICIES, ids=_policy_id)
 @pytest.mark.parametrize("rules", [RULES, ("title", "simhash", "head")])
 def test_sql_decisions_equal_the_definition(
     spark: SparkSession, policy: Policy, rules: tuple[str, ...]

@@ -654,3 +654,60 @@ def test_stored_bloom_blocks_give_the_verdicts_of_filters_scanned_from_the_index
     assert blocks_sources == ["scan", "blocks", "blocks"] and scan_sources == ["scan"] * 3
     assert from_blocks == from_scan
     assert from_blocks["third"]["duplicate_of"] == "orig"
+
+
+def test_editions_are_kept_apart_and_a_repost_joins_the_edition_it_copies(
+    spark: Any, tmp_path: Path, cfg: Config
+) -> None:
+    """Releases of one docs page (one host, the version in the path) add text to the
+    one before: editions, not copies, though each contains the last. A repost of 4.2
+    on another host matches both 1.11 and 4.2 and joins 4.2's group (the one it matches
+    best); 2.2, fetched after the repost, matches it too but does not join 4.2's group
+    through it; 4.2 served again under ``latest`` is the same text, an exact copy."""
+    home = tmp_path / "home"
+    old = long_article(1)
+    new = old + "\n" + long_article(2)[:600]
+    docs = "https://docs.example.org/zh-cn/{}/ref/models/"
+    d1 = write_day(
+        tmp_path / "in",
+        "2026-11-01",
+        [
+            rec("v1.11", old, "2026-11-01T01:00:00Z", "模型参考", docs.format("1.11")),
+            rec("v4.2", new, "2026-11-01T02:00:00Z", "模型参考", docs.format("4.2")),
+        ],
+    )
+    ctx1 = DayContext(day="2026-11-01", home=home, cfg=cfg, input_dir=d1)
+    run_all(spark, ctx1)
+    v = verdicts(ctx1)
+    assert (v["v4.2"]["verdict"], v["v4.2"]["measure"]) == ("unique", "edition")
+    d2 = write_day(
+        tmp_path / "in",
+        "2026-11-02",
+        [
+            rec(
+                "repost",
+                "转载自文档站：\n" + new + "\n版权所有，转载请注明出处。",
+                "2026-11-02T01:00:00Z",
+                "模型参考（转）",
+                "https://blog.example.net/posts/8841.html",
+            ),
+            rec(
+                "v2.2",
+                old + "\n" + long_article(3)[:100],
+                "2026-11-02T03:00:00Z",
+                "模型参考",
+                docs.format("2.2"),
+            ),
+            rec("latest", new, "2026-11-02T04:00:00Z", "模型参考", docs.format("latest")),
+        ],
+    )
+    ctx2 = DayContext(day="2026-11-02", home=home, cfg=cfg, input_dir=d2)
+    run_all(spark, ctx2)
+    v = verdicts(ctx2)
+    assert (v["repost"]["duplicate_of"], v["repost"]["group"]) == ("v4.2", "v4.2")
+    assert (v["v2.2"]["verdict"], v["v2.2"]["measure"], v["v2.2"]["group"]) == (
+        "unique",
+        "edition",
+        "v2.2",
+    )
+    assert (v["latest"]["rule"], v["latest"]["duplicate_of"]) == ("content_md5", "v4.2")

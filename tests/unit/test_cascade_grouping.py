@@ -40,9 +40,53 @@ def test_rule_is_the_first_in_cascade_order_for_the_chosen_candidate() -> None:
     assert d.rule == "tail"
 
 
-def test_earliest_matching_candidate_is_chosen() -> None:
+def test_the_most_similar_verified_candidate_is_chosen_ties_earliest() -> None:
     d = decide([c("late", "t2", "head", 0.99), c("early", "t1", "title", 0.92)], SEED)
+    assert d.duplicate_of == "late" and d.rule == "head"
+    d = decide([c("late", "t2", "head", 0.95), c("early", "t1", "title", 0.95)], SEED)
     assert d.duplicate_of == "early" and d.rule == "title"
+
+
+def _shingled(doc: str, t: str, jaccard: float, containment: float, editions: bool) -> Candidate:
+    return Candidate(
+        doc,
+        t,
+        "head",
+        0.0,
+        jaccard=jaccard,
+        containment=containment,
+        smaller_shingles=400.0,
+        shorter_chars=2000,
+        editions=editions,
+    )
+
+
+def test_a_copy_joins_the_edition_it_matches_best_not_the_older_one() -> None:
+    # A repost of release 4.2's page (another host: no URL signal against either):
+    # release 1.11's page is older and passes the ordinary bar, 4.2's is closer.
+    d = decide(
+        [_shingled("v1.11", "t1", 0.74, 0.8, False), _shingled("v4.2", "t2", 0.97, 0.98, False)],
+        Policy(),
+    )
+    assert (d.duplicate_of, d.measure, d.similarity) == ("v4.2", "jaccard", 0.97)
+
+
+def test_editions_are_held_to_the_stricter_bar_and_say_so() -> None:
+    # Release 4.2's page against release 1.11's (one host, other versions): a Jaccard
+    # of 0.75 groups ordinary pages but not editions.
+    kept = decide([_shingled("v1.11", "t1", 0.75, 0.8, True)], Policy())
+    assert (kept.verdict, kept.duplicate_of, kept.measure) == ("unique", None, "edition")
+    # A release that adds a section contains the one before: still an edition.
+    grown = decide([_shingled("v1.11", "t1", 0.95, 1.0, True)], Policy())
+    assert (grown.verdict, grown.measure) == ("unique", "edition")
+    same = decide([_shingled("v1.11", "t1", 1.0, 1.0, True)], Policy())
+    assert (same.verdict, same.measure, same.similarity) == ("duplicate", "edition_jaccard", 1.0)
+    laxer = decide([_shingled("v1.11", "t1", 0.93, 0.95, True)], Policy(edition_min_jaccard=0.9))
+    assert (laxer.verdict, laxer.measure) == ("duplicate", "edition_jaccard")
+    off = decide([_shingled("v1.11", "t1", 0.75, 0.8, True)], Policy(editions=False))
+    assert (off.verdict, off.measure) == ("duplicate", "jaccard")
+    # Below the ordinary bar too: nothing was kept apart, a plain unique.
+    assert decide([_shingled("v1.11", "t1", 0.3, 0.4, True)], Policy()) == UNIQUE
 
 
 def test_disabled_rules_are_ignored() -> None:

@@ -13,6 +13,7 @@ import pyarrow as pa
 from pyspark.sql.pandas.types import to_arrow_schema
 
 from crawldedup.config import Config
+from crawldedup.core.editions import are_editions, edition_of
 from crawldedup.core.fingerprint import hamming64, sketch_containment, sketch_jaccard
 from crawldedup.core.similarity import cosine
 from crawldedup.ingest.records import fingerprint_fields
@@ -36,7 +37,14 @@ def _documents(n: int, prefix: str) -> list[Doc]:
             text = "转载自东方日报：" + str(out[-1]["text"])
         if i == 5:
             text = "短"  # a sketch shorter than its shingle size
-        out.append({"id": f"{prefix}{i}", "text": text, **fingerprint_fields(f"t{i}", text, cfg)})
+        # Pages of one docs site under three releases (editions of each other page by
+        # page), and news pages whose paths name no version.
+        if i % 2:
+            url = f"https://docs.example.org/en/{('1.11', '2.2', 'latest')[i % 3]}/ref/p{i % 4}/"
+        else:
+            url = f"https://news.example.com/a/20261102/{prefix}{i}.html"
+        fields = fingerprint_fields(f"t{i}", text, cfg)
+        out.append({"id": f"{prefix}{i}", "text": text, "url": url, **fields})
     return out
 
 
@@ -52,6 +60,7 @@ def _joined_batch(pairs: list[tuple[Doc, Doc]]) -> pa.RecordBatch:
             f"{prefix}simhash": pa.array([d["simhash"] for d in docs]),
             f"{prefix}sketch": pa.array([bytes.fromhex(str(d["sketch"])) for d in docs]),
             f"{prefix}length": pa.array([d["length"] for d in docs], pa.int32()),
+            f"{prefix}url": pa.array([str(d["url"]) for d in docs]),
         }
 
     a, b = side("", 0), side("cand_", 1)
@@ -70,6 +79,7 @@ def _sides_table(docs: list[Doc]) -> pa.Table:
             "sketch": [str(d["sketch"]) for d in docs],
             "simhash": [str(d["simhash"]) for d in docs],
             "length": pa.array([d["length"] for d in docs], pa.int32()),
+            "url": [str(d["url"]) for d in docs],
         }
     )
 
@@ -93,7 +103,8 @@ def test_pairs_of_ids_score_as_joined_pairs_and_as_the_definitions() -> None:
     sides = sides_of(_sides_table(today), _sides_table(earlier), k)
     by_id = score_id_batch(ids, DAY, sides, k, to_arrow_schema(schemas.PAIR_SCORES)).to_pydict()
     assert by_id["similarity"] == [None] * len(pairs)
-    for name in ("id", "cand_id", "hamming", "jaccard", "containment", "smaller_shingles"):
+    names = ("id", "cand_id", "hamming", "jaccard", "containment", "smaller_shingles", "editions")
+    for name in names:
         assert by_id[name] == joined[name], name
     assert by_id["shorter_chars"] == joined["shorter_chars"]
     close = 0
@@ -106,8 +117,12 @@ def test_pairs_of_ids_score_as_joined_pairs_and_as_the_definitions() -> None:
         assert joined["hamming"][i] == hamming64(
             int(str(a["simhash"]), 16), int(str(b["simhash"]), 16)
         )
+        assert joined["editions"][i] == are_editions(
+            edition_of(str(a["url"])), edition_of(str(b["url"]))
+        )
         close += joined["jaccard"][i] > 0.7
     assert close >= 3  # the reposts are among them, not only unrelated pairs
+    assert 0 < sum(joined["editions"]) < len(pairs)
 
 
 def test_a_pair_with_an_unknown_side_is_left_out() -> None:

@@ -1,0 +1,102 @@
+"""Editions kept apart through copies: a page never joins a group that holds another
+edition of it.
+
+The cascade holds two editions to the editions' bar when it compares them directly
+(``core.editions``). A copy of one edition on another host carries no URL signal, so
+release 1.11's page can match a repost of release 4.2's and, through it, join 4.2's
+group. This pass, on the driver after the decisions, follows each duplicate that has a
+versioned URL along its ``duplicate_of`` chain (the day's links, then the earlier day's
+target and its stored group canonical) and, when a document on that chain is another
+edition of it, makes it unique with measure ``edition``. Documents are taken in
+``(fetched_at, id)`` order, so a chain only passes through documents already settled.
+
+Only the day's duplicates travel to the driver (id, URL, target, fetched_at): the
+union-find of the publish stage collects the same edges.
+"""
+
+from __future__ import annotations
+
+from pyspark.sql import Column, DataFrame, SparkSession
+from pyspark.sql import functions as F
+
+from crawldedup.core.editions import are_editions, edition_of
+from crawldedup.pipeline.context import DayContext
+from crawldedup.store import open_store
+
+
+def _earlier_urls(store_url: str, ids: list[str]) -> dict[str, list[str]]:
+    """For earlier days' documents: their URL and their group canonical's."""
+    with open_store(store_url) as store:
+        rows = store.get("docs", ids, columns=["m:url", "m:group"])
+        groups = {i: (rows.get(i, {}).get("m:group") or i.encode()).decode() for i in ids}
+        canon = store.get("docs", sorted(set(groups.values()) - set(ids)), columns=["m:url"])
+    out: dict[str, list[str]] = {}
+    for i in ids:
+        urls = [(rows.get(i, {}).get("m:url") or b"").decode()]
+        g = groups[i]
+        urls.append(((rows.get(g) or canon.get(g) or {}).get("m:url") or b"").decode())
+        out[i] = [u for u in urls if u]
+    return out
+
+
+def editions_to_part(spark: SparkSession, ctx: DayContext, full: DataFrame) -> set[str]:
+    """Ids of the day's duplicates whose chain reaches another edition of them."""
+    docs = spark.read.parquet(ctx.path("docs")).select("id", "url", "fetched_at")
+    dups = (
+        full.filter(
+            (F.col("verdict") == "duplicate")
+            # the same text (exact) or editions that passed their own bar stay grouped
+            & ~F.coalesce(F.col("measure"), F.lit("")).isin("exact", "edition_jaccard")
+        )
+        .select("id", "duplicate_of")
+        .join(docs, "id")
+        .collect()
+    )
+    target = {r["id"]: r["duplicate_of"] for r in dups}
+    versioned = [r for r in dups if edition_of(r["url"])[0]]
+    if not versioned:
+        return set()
+    today = {
+        r["id"]: r["url"]
+        for r in docs.join(
+            spark.createDataFrame([(t,) for t in set(target.values())], "id string"), "id"
+        ).collect()
+    }
+    today.update({r["id"]: r["url"] for r in dups})
+    earlier = _earlier_urls(ctx.store, sorted(set(target.values()) - today.keys()))
+    parted: set[str] = set()
+    for r in sorted(versioned, key=lambda r: (r["fetched_at"], r["id"])):
+        mine = edition_of(r["url"])
+        node = target[r["id"]]
+        while node is not None:
+            urls = [today[node]] if node in today else earlier.get(node, [])
+            if any(are_editions(mine, edition_of(u)) for u in urls):
+                parted.add(r["id"])
+                break
+            node = None if node in parted else target.get(node)
+    return parted
+
+
+def part_editions(spark: SparkSession, ctx: DayContext, full: DataFrame) -> DataFrame:
+    """``full`` (the day's decisions) with the duplicates of :func:`editions_to_part`
+    made unique, measure ``edition``."""
+    if not ctx.cfg.editions.enabled:
+        return full
+    parted = editions_to_part(spark, ctx, full)
+    if not parted:
+        return full
+    marks = spark.createDataFrame([(i, True) for i in sorted(parted)], "id string, parted boolean")
+    cut = F.coalesce(F.col("parted"), F.lit(False))
+
+    def unless_parted(name: str) -> Column:
+        kind = full.schema[name].dataType
+        return F.when(cut, F.lit(None).cast(kind)).otherwise(F.col(name)).alias(name)
+
+    return full.join(marks, "id", "left").select(
+        "id",
+        F.when(cut, F.lit("unique")).otherwise(F.col("verdict")).alias("verdict"),
+        unless_parted("rule"),
+        unless_parted("duplicate_of"),
+        unless_parted("similarity"),
+        F.when(cut, F.lit("edition")).otherwise(F.col("measure")).alias("measure"),
+    )
