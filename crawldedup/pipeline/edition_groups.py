@@ -43,17 +43,19 @@ def editions_to_part(spark: SparkSession, ctx: DayContext, full: DataFrame) -> s
     """Ids of the day's duplicates whose chain reaches another edition of them."""
     docs = spark.read.parquet(ctx.path("docs")).select("id", "url", "fetched_at")
     dups = (
-        full.filter(
-            (F.col("verdict") == "duplicate")
-            # the same text (exact) or editions that passed their own bar stay grouped
-            & ~F.coalesce(F.col("measure"), F.lit("")).isin("exact", "edition_jaccard")
-        )
-        .select("id", "duplicate_of")
+        full.filter(F.col("verdict") == "duplicate")
+        .select("id", "duplicate_of", "measure")
         .join(docs, "id")
         .collect()
     )
     target = {r["id"]: r["duplicate_of"] for r in dups}
-    versioned = [r for r in dups if edition_of(r["url"])[0]]
+    # The same text (exact) and editions that passed their own bar stay grouped; the
+    # chains run through every duplicate.
+    versioned = [
+        r
+        for r in dups
+        if r["measure"] not in ("exact", "edition_jaccard") and edition_of(r["url"])[0]
+    ]
     if not versioned:
         return set()
     today = {

@@ -662,12 +662,14 @@ def test_editions_are_kept_apart_and_a_repost_joins_the_edition_it_copies(
     """Releases of one docs page (one host, the version in the path) add text to the
     one before: editions, not copies, though each contains the last. A repost of 4.2
     on another host matches both 1.11 and 4.2 and joins 4.2's group (the one it matches
-    best); 2.2, fetched after the repost, matches it too but does not join 4.2's group
-    through it; 4.2 served again under ``latest`` is the same text, an exact copy."""
+    best); 2.2, fetched after a mirror of 4.2 and the repost, matches them too but does
+    not join 4.2's group through them; 4.2 served again under ``latest`` is the same
+    text, an exact copy."""
     home = tmp_path / "home"
     old = long_article(1)
     new = old + "\n" + long_article(2)[:600]
     docs = "https://docs.example.org/zh-cn/{}/ref/models/"
+    mirror = "https://mirror.example.com/zh-cn/{}/ref/models/"
     d1 = write_day(
         tmp_path / "in",
         "2026-11-01",
@@ -684,6 +686,7 @@ def test_editions_are_kept_apart_and_a_repost_joins_the_edition_it_copies(
         tmp_path / "in",
         "2026-11-02",
         [
+            rec("mirror", new, "2026-11-02T00:30:00Z", "模型参考", mirror.format("4.2")),
             rec(
                 "repost",
                 "转载自文档站：\n" + new + "\n版权所有，转载请注明出处。",
@@ -704,6 +707,7 @@ def test_editions_are_kept_apart_and_a_repost_joins_the_edition_it_copies(
     ctx2 = DayContext(day="2026-11-02", home=home, cfg=cfg, input_dir=d2)
     run_all(spark, ctx2)
     v = verdicts(ctx2)
+    assert (v["mirror"]["rule"], v["mirror"]["duplicate_of"]) == ("content_md5", "v4.2")
     assert (v["repost"]["duplicate_of"], v["repost"]["group"]) == ("v4.2", "v4.2")
     assert (v["v2.2"]["verdict"], v["v2.2"]["measure"], v["v2.2"]["group"]) == (
         "unique",
