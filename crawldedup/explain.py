@@ -25,6 +25,7 @@ import pyarrow.parquet as pq
 from crawldedup.config import Config
 from crawldedup.core.boilerplate import host_of, is_boilerplate_line, page_line_keys
 from crawldedup.core.editions import are_editions, edition_of
+from crawldedup.core.fingerprint import sketch_containment, sketch_jaccard
 from crawldedup.core.normalize import normalize_text
 from crawldedup.ingest.readers import read_file
 from crawldedup.ingest.records import prepare
@@ -50,6 +51,7 @@ class DocView:
     title: str
     keys: dict[str, Any]
     text: str | None  # None: its input file is gone or changed
+    sketch: str = ""  # bottom-k sketch of its term shingles (hex)
     boilerplate: set[str] = field(default_factory=set)  # line keys of its host's template
 
 
@@ -119,6 +121,7 @@ def load(store: Store, home: Path, doc_id: str, cfg: Config) -> DocView:
         title=row.get("m:title", b"").decode(),
         keys=json.loads(row.get("m:keys") or b"{}"),
         text=text,
+        sketch=(row.get("v:sketch") or b"").decode(),
     )
     if text is not None:
         view.boilerplate = _boilerplate(store, host_of(url), text, day, cfg)
@@ -184,6 +187,12 @@ def explain(
     out.append(f"compared   {peer.id}  ({peer.day}, {peer.url or 'no url'}) {peer.title!r}")
     keys = shared_keys(doc, peer)
     out.append("keys       " + ", ".join(f"{r} {v}" for r, v in keys.items()))
+    if doc.sketch and peer.sketch:
+        k = cfg.simhash.sketch_size
+        out.append(
+            f"measures   Jaccard {sketch_jaccard(doc.sketch, peer.sketch, k):.3f}, "
+            f"containment {sketch_containment(doc.sketch, peer.sketch, k):.3f}"
+        )
     ours, theirs = edition_of(doc.url), edition_of(peer.url)
     if are_editions(ours, theirs):
         out.append(

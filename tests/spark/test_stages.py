@@ -715,3 +715,11 @@ def test_editions_are_kept_apart_and_a_repost_joins_the_edition_it_copies(
         "v2.2",
     )
     assert (v["latest"]["rule"], v["latest"]["duplicate_of"]) == ("content_md5", "v4.2")
+    # `crawldedup explain` says why 2.2 stands alone beside 4.2.
+    from crawldedup.explain import explain
+
+    with open_store(ctx2.store) as store:
+        lines = explain(store, ctx2.home, ctx2.day, "v2.2", cfg, other="v4.2")
+    assert "verdict    unique, group v2.2 (measure edition)" in lines
+    assert any(x.startswith("editions   versions 2.2 and 4.2 of docs.example.org") for x in lines)
+    assert any(x.startswith("measures   Jaccard ") for x in lines)
