@@ -148,7 +148,8 @@ STAGES: tuple[Stage, ...] = (
         writes=(DECISIONS, _stats("similarity")),
         enabled=_always,
         doc="Scores every candidate pair on the executors; the cascade picks each "
-        "document's verdict (the earliest candidate that passes its rule's test).",
+        "document's verdict (the candidate it is most similar to among those that pass "
+        "their rule's test; editions only at the editions' bar).",
     ),
     Stage(
         "publish",
