@@ -10,6 +10,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import pyarrow.parquet as pq
+
 from crawldedup.code_version import code_version
 from crawldedup.config import Config
 from crawldedup.store import resolve_store_url
@@ -46,6 +48,13 @@ class DayContext:
         out.mkdir(parents=True, exist_ok=True)
         stamped = {**stats, "code": code_version()}  # which code wrote the stage's outputs
         (out / f"{stage}.json").write_text(json.dumps(stamped, indent=2, sort_keys=True))
+
+    def rows(self, name: str) -> int:
+        """Rows of a Parquet folder the stages wrote, from its files' footers: a count
+        without a Spark job."""
+        return sum(
+            pq.ParquetFile(f).metadata.num_rows for f in (self.work / name).glob("*.parquet")
+        )
 
     def read_stats(self, stage: str) -> dict[str, Any]:
         p = self.work / "stats" / f"{stage}.json"

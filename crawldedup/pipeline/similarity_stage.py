@@ -248,7 +248,7 @@ def run(spark: SparkSession, ctx: DayContext) -> dict[str, Any]:
         types = type_duplicates(spark, ctx, untyped, counters)
         untyped.join(types, "id", "left").write.mode("overwrite").parquet(ctx.path("decisions"))
         written = spark.read.parquet(ctx.path("decisions"))
-        stats["pairs_scored"] = scores.count()
+        stats["pairs_scored"] = ctx.rows("scores")
         # One job for both tallies: by (rule, type), summed each way on the driver.
         tallies = written.groupBy("rule", "type").count().collect()
         stats["verdicts"], stats["types"] = {}, {}
