@@ -94,6 +94,48 @@ def submit(page: Any, button: Any, endpoint: str, tries: int = 3) -> Any:
     raise AssertionError("unreachable")
 
 
+def login(page: Any, qs: Quickstart) -> None:
+    """Sign in as the admin and wait for the redirect away from the login page."""
+    page.goto(f"{qs.url}/auth/login?next=%2F")
+    page.get_by_label("Username").fill("admin")
+    page.get_by_label("Password").fill(qs.password)
+    page.get_by_role("button", name="Sign in").click()
+    # Wait for the redirect away from the login page (a goto now would abort it).
+    page.wait_for_url(lambda url: url.startswith(qs.url) and "/auth/" not in url)
+    page.wait_for_load_state("networkidle")
+
+
+def set_datetime(page: Any, dialog: Any, index: int, day: str, time: str) -> None:
+    """Fill the dialog's ``index``-th date-time field (its popover) with ``day`` ``time``."""
+    dialog.get_by_test_id("datetime-input").nth(index).click()
+    popover = page.locator("[data-scope=popover][data-part=content][data-state=open]")
+    popover.get_by_placeholder("YYYY/MM/DD").fill(day.replace("-", "/"))
+    popover.get_by_placeholder("HH:mm").fill(time)
+    popover.get_by_placeholder("HH:mm").press("Enter")
+    page.keyboard.press("Escape")
+
+
+def trigger_dialog(page: Any, qs: Quickstart) -> Any:
+    """The DAG page's Trigger dialog, open."""
+    page.goto(f"{qs.url}/dags/{DAG_ID}")
+    page.get_by_role("button", name="Trigger").first.click()
+    return page.get_by_role("dialog")
+
+
+def backfill_dialog(page: Any, qs: Quickstart, first_day: str, last_day: str) -> Any:
+    """The Backfill dialog with From and To at midnight of ``first_day`` and ``last_day``
+    (as the date pickers give them); it must announce one run a day, both included."""
+    dialog = trigger_dialog(page, qs)
+    dialog.get_by_text("Backfill", exact=True).click()
+    set_datetime(page, dialog, 0, first_day, "00:00")
+    set_datetime(page, dialog, 1, last_day, "00:00")
+    days = (datetime.fromisoformat(last_day) - datetime.fromisoformat(first_day)).days + 1
+    from playwright.sync_api import expect
+
+    expect(dialog.get_by_text(f"{days} runs will be triggered.")).to_be_visible()
+    return dialog
+
+
 @pytest.fixture(scope="module")
 def quickstart(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Quickstart]:
     require_chromium()
@@ -199,18 +241,10 @@ def test_ui_trigger_backfill_crawl_days_and_down(quickstart: Quickstart) -> None
         page: Page = browser.new_page(viewport={"width": 1400, "height": 1300})
         page.set_default_timeout(30_000)
 
-        page.goto(f"{qs.url}/auth/login?next=%2F")
-        page.get_by_label("Username").fill("admin")
-        page.get_by_label("Password").fill(qs.password)
-        page.get_by_role("button", name="Sign in").click()
-        # Wait for the redirect away from the login page (a goto now would abort it).
-        page.wait_for_url(lambda url: url.startswith(qs.url) and "/auth/" not in url)
-        page.wait_for_load_state("networkidle")
+        login(page, qs)
 
         # The trigger form, untouched: Trigger is enabled and the run is accepted.
-        page.goto(f"{qs.url}/dags/{DAG_ID}")
-        page.get_by_role("button", name="Trigger").first.click()
-        dialog = page.get_by_role("dialog")
+        dialog = trigger_dialog(page, qs)
         trigger = dialog.get_by_role("button", name="Trigger")
         expect(trigger).to_be_enabled()
         posted = submit(page, trigger, f"/dags/{DAG_ID}/dagRuns")
@@ -219,19 +253,9 @@ def test_ui_trigger_backfill_crawl_days_and_down(quickstart: Quickstart) -> None
         assert run["dag_run_id"].startswith(f"manual__crawl-{yesterday}__"), run
         assert run["data_interval_start"].startswith(yesterday), run
 
-        # The backfill form with its defaults ("Missing Runs"): two sample days.
-        page.goto(f"{qs.url}/dags/{DAG_ID}")
-        page.get_by_role("button", name="Trigger").first.click()
-        dialog = page.get_by_role("dialog")
-        dialog.get_by_text("Backfill", exact=True).click()
-        for index, (day, time) in enumerate(((first, "00:00"), (second, "03:00"))):
-            dialog.get_by_test_id("datetime-input").nth(index).click()
-            popover = page.locator("[data-scope=popover][data-part=content][data-state=open]")
-            popover.get_by_placeholder("YYYY/MM/DD").fill(day.replace("-", "/"))
-            popover.get_by_placeholder("HH:mm").fill(time)
-            popover.get_by_placeholder("HH:mm").press("Enter")
-            page.keyboard.press("Escape")
-        expect(dialog.get_by_text("2 runs will be triggered.")).to_be_visible()
+        # The backfill form with its defaults ("Missing Runs"): two sample days, From and
+        # To at midnight as the date pickers give them, both days included.
+        dialog = backfill_dialog(page, qs, first, second)
         expect(dialog.get_by_role("radio", name="Missing Runs")).to_be_checked()
         run_backfill = dialog.get_by_role("button", name="Run Backfill")
         expect(run_backfill).to_be_enabled()
@@ -243,7 +267,7 @@ def test_ui_trigger_backfill_crawl_days_and_down(quickstart: Quickstart) -> None
         # beside the manual one: backfills have their own max_active_runs).
         page.goto(f"{qs.url}/dags/{DAG_ID}/runs")
         expect(page.get_by_text(f"manual__crawl-{yesterday}__").first).to_be_visible()
-        backfill_first = f"backfill__{second}T03:00:00+00:00"  # Airflow names backfill runs
+        backfill_first = f"backfill__{first}T03:00:00+00:00"  # names its day
         expect(page.get_by_text(backfill_first)).to_be_visible()
         for run_id, day in ((run["dag_run_id"], yesterday), (backfill_first, first)):
             page.goto(f"{qs.url}/dags/{DAG_ID}/runs/{run_id}")
