@@ -189,6 +189,9 @@ def test_earlier_days_via_bloom_and_store_and_rerun_is_idempotent(
     assert after == before
 
 
+# make test-all (30 s); reruns that replace a day stay in make test (test_rerun_history,
+# the kill-and-rerun tests).
+@pytest.mark.exhaustive
 def test_rerun_with_other_threshold_replaces_the_day_only(
     spark: Any, tmp_path: Path, cfg: Config
 ) -> None:
