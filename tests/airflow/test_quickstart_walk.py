@@ -11,7 +11,10 @@ last. Slow (four runs of Spark stages, 10-20 minutes on 2 cores): ``make test-al
 
 from __future__ import annotations
 
+import os
+import tempfile
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -32,6 +35,8 @@ from tests.browser import chromium
 pytestmark = [pytest.mark.airflow, pytest.mark.exhaustive]
 
 RUNS = f"/api/v2/dags/{DAG_ID}/dagRuns"
+# Screenshots of the Runs list and the report header, for a person to look at.
+SHOTS = Path(os.environ.get("CRAWLDEDUP_SCREENSHOTS", tempfile.gettempdir()))
 RERUN_RULES = ["content_md5", "head"]
 
 
@@ -63,6 +68,7 @@ def test_trigger_backfill_rerun_and_report_rerun_show_each_runs_day(
     from playwright.sync_api import Page, expect
 
     qs = quickstart
+    SHOTS.mkdir(parents=True, exist_ok=True)
     today = datetime.now(UTC).date()
     a, b, c = ((today - timedelta(days=n)).isoformat() for n in (3, 2, 1))
     api = api_client(qs)
@@ -147,14 +153,19 @@ def test_trigger_backfill_rerun_and_report_rerun_show_each_runs_day(
         page.goto(f"{qs.url}/dags/{DAG_ID}/runs")
         for label in (f"manual__crawl-{a}__", backfill_b, backfill_c, f"manual__crawl-{c}__"):
             expect(page.get_by_text(label).first).to_be_visible()
+        page.screenshot(path=str(SHOTS / "runs_list.png"), full_page=True)
         days = {first["dag_run_id"]: a, backfill_b: b, backfill_c: c, rerun["dag_run_id"]: c}
         for run_id, day in days.items():
             page.goto(f"{qs.url}/dags/{DAG_ID}/runs/{run_id}")
             expect(page.get_by_text(f"crawl day {day}").first).to_be_visible()
 
-    # C's report, rewritten by the cleared report task: the rerun's parameters.
-    page_html = (qs.home / "crawldedup" / "reports" / f"dt={c}" / "index.html").read_text()
-    assert f"rules {', '.join(RERUN_RULES)}" in page_html, page_html[:3000]
+        # C's report, rewritten by the cleared report task, as a person opens it: the
+        # rerun's parameters in its header.
+        report = qs.home / "crawldedup" / "reports" / f"dt={c}" / "index.html"
+        page.goto(report.as_uri())
+        expect(page.get_by_text(f"rules {', '.join(RERUN_RULES)}").first).to_be_visible()
+        page.screenshot(path=str(SHOTS / "report_header.png"))
+    page_html = report.read_text()
     assert "rules content_md5, head, tail" not in page_html
     xcom = api.get(f"{report_ti}/xcomEntries/return_value").json()
     counts = xcom["value"]
