@@ -435,7 +435,7 @@ class Config:
             and (not self.store_url or self.store_url.startswith(("sqlite:///", "hbase://"))),
             f"store_url must be sqlite:///PATH or hbase://HOST:PORT[/PREFIX]: {self.store_url!r}",
         )
-        for section, cls in _SECTIONS.items():
+        for section, cls in SECTIONS.items():
             values = getattr(self, section)
             for f in dataclasses.fields(cls):
                 _check_field(f"{section}.{f.name}", f, getattr(values, f.name))
@@ -517,8 +517,8 @@ def _check_field(name: str, f: dataclasses.Field[Any], value: Any) -> None:
         _check(not unknown, f"{name}: unknown {noun}(s) {unknown}; known: {list(items)}")
 
 
-# The sections, read from Config's own fields (one list: a new section is one field).
-_SECTIONS: dict[str, type[Any]] = {
+# Section name -> its dataclass, read from Config's own fields (a new section is one field).
+SECTIONS: dict[str, type[Any]] = {
     name: hint
     for name, hint in typing.get_type_hints(Config).items()
     if isinstance(hint, type) and dataclasses.is_dataclass(hint)
@@ -562,10 +562,10 @@ def config_from_dict(raw: dict[str, Any]) -> Config:
             if not isinstance(value, str):
                 raise ConfigError("store_url must be a string")
             kwargs[key] = value
-        elif key in _SECTIONS:
-            kwargs[key] = _build_section(key, _SECTIONS[key], value)
+        elif key in SECTIONS:
+            kwargs[key] = _build_section(key, SECTIONS[key], value)
         else:
-            raise ConfigError(f"unknown config key {key!r}; known: store_url, {sorted(_SECTIONS)}")
+            raise ConfigError(f"unknown config key {key!r}; known: store_url, {sorted(SECTIONS)}")
     return Config(**kwargs).validate()
 
 
@@ -613,11 +613,11 @@ def _checked_override(key: str, value: Any) -> tuple[str, Any]:
             return key, value
         raise ConfigError(
             f"--set {key}: not a key; known: store_url or SECTION.KEY with SECTION in "
-            f"{sorted(_SECTIONS)}"
+            f"{sorted(SECTIONS)}"
         )
-    cls = _SECTIONS.get(section)
+    cls = SECTIONS.get(section)
     if cls is None:
-        raise ConfigError(f"--set {key}: unknown section [{section}]; known: {sorted(_SECTIONS)}")
+        raise ConfigError(f"--set {key}: unknown section [{section}]; known: {sorted(SECTIONS)}")
     raw = list(value) if isinstance(value, tuple) else value
     try:
         built = _build_section(section, cls, {name: raw})

@@ -12,9 +12,8 @@ from __future__ import annotations
 import dataclasses
 import json
 import textwrap
-import typing
 from collections.abc import Iterator
-from typing import Any, Literal
+from typing import Any
 
 from crawldedup import config
 
@@ -95,15 +94,6 @@ def toml_value(value: Any) -> str:
     return repr(value)
 
 
-def choices(f: dataclasses.Field[Any], owner: type[Any]) -> tuple[Any, ...]:
-    """A ``Literal`` knob's allowed values, a list knob's allowed items, else ()."""
-    hint = typing.get_type_hints(owner)[f.name]
-    if typing.get_origin(hint) is Literal:
-        return typing.get_args(hint)
-    items: tuple[str, ...] = f.metadata.get("items", ())
-    return items
-
-
 def help_text(f: dataclasses.Field[Any], owner: type[Any]) -> str:
     """The knob's help with its bounds and its experimental choices: what the reference
     and the DAG Params print."""
@@ -143,12 +133,11 @@ def reference() -> str:
     """The TOML block of every key with its default and help."""
     out = ["```toml"]
     top = {f.name: f for f in dataclasses.fields(config.Config)}
-    hints = typing.get_type_hints(config.Config)
     out += _commented(f"store_url = {toml_value('')}", help_text(top["store_url"], config.Config))
     for name in top:
         if name == "store_url":
             continue
-        cls = hints[name]
+        cls = config.SECTIONS[name]
         out.append("")
         out += _commented(f"[{name}]", section_doc(cls))
         for knob in dataclasses.fields(cls):

@@ -56,9 +56,9 @@ def _editions(policy: Policy) -> Column:
     return F.coalesce(F.col("editions"), F.lit(False))
 
 
-def _verified(policy: Policy) -> tuple[Column, Column]:
-    """(measure, value) of a candidate that the policy verifies; measure null when not."""
-    measure, value = _ordinary(policy)
+def _verified(policy: Policy, measure: Column, value: Column) -> tuple[Column, Column]:
+    """(measure, value) of a candidate that the policy verifies, from the ordinary
+    (``measure``, ``value``); measure null when not."""
     jaccard = F.coalesce(F.col("jaccard"), F.lit(0.0))
     editions = _editions(policy)
     edition_measure = F.when(jaccard >= policy.edition_min_jaccard, F.lit("edition_jaccard"))
@@ -106,13 +106,14 @@ def decide_all(scored: DataFrame, policy: Policy, rules: Sequence[str]) -> DataF
     order = F.lit(len(rules))
     for i, r in reversed(list(enumerate(rules))):
         order = F.when(F.col("rule") == r, F.lit(i)).otherwise(order)
-    measure, value = _verified(policy)
+    ordinary, ordinary_value = _ordinary(policy)
+    measure, value = _verified(policy, ordinary, ordinary_value)
     exact = (F.col("rule") == _EXACT) if _EXACT in rules else F.lit(False)
     zero = (F.lit(0.0), F.lit(0.0))
     pick = F.when(exact, _pick(0, F.lit(0), F.lit(1.0), F.lit("exact"), zero)).when(
         measure.isNotNull(), _pick(1, order, value, measure, _closeness(policy))
     )
-    kept_apart = ~exact & _editions(policy) & measure.isNull() & _ordinary(policy)[0].isNotNull()
+    kept_apart = ~exact & _editions(policy) & measure.isNull() & ordinary.isNotNull()
     best = (
         scored.filter(F.col("rule").isin(list(rules)))
         .groupBy("id")

@@ -42,10 +42,13 @@ def _earlier_urls(store_url: str, ids: list[str]) -> dict[str, list[str]]:
 def editions_to_part(spark: SparkSession, ctx: DayContext, full: DataFrame) -> set[str]:
     """Ids of the day's duplicates whose chain reaches another edition of them."""
     docs = spark.read.parquet(ctx.path("docs")).select("id", "url", "fetched_at")
+    # The target's URL in the same job, when the target is of this day (null: earlier).
+    targets = docs.select(F.col("id").alias("duplicate_of"), F.col("url").alias("target_url"))
     dups = (
         full.filter(F.col("verdict") == "duplicate")
         .select("id", "duplicate_of", "measure")
         .join(docs, "id")
+        .join(targets, "duplicate_of", "left")
         .collect()
     )
     target = {r["id"]: r["duplicate_of"] for r in dups}
@@ -58,12 +61,7 @@ def editions_to_part(spark: SparkSession, ctx: DayContext, full: DataFrame) -> s
     ]
     if not versioned:
         return set()
-    today = {
-        r["id"]: r["url"]
-        for r in docs.join(
-            spark.createDataFrame([(t,) for t in set(target.values())], "id string"), "id"
-        ).collect()
-    }
+    today = {r["duplicate_of"]: r["target_url"] for r in dups if r["target_url"] is not None}
     today.update({r["id"]: r["url"] for r in dups})
     earlier = _earlier_urls(ctx.store, sorted(set(target.values()) - today.keys()))
     parted: set[str] = set()

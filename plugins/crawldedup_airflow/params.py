@@ -35,7 +35,7 @@ _BOUNDS = {"ge": "minimum", "gt": "exclusiveMinimum", "le": "maximum", "lt": "ex
 def knob_field(key: str) -> tuple[dataclasses.Field[Any], type[Any], Any]:
     """The dataclass field of ``SECTION.NAME``, its section class and its type hint."""
     section, _, name = key.partition(".")
-    cls = typing.get_type_hints(config.Config)[section]
+    cls = config.SECTIONS[section]
     (f,) = [f for f in dataclasses.fields(cls) if f.name == name]
     return f, cls, typing.get_type_hints(cls)[name]
 
