@@ -28,7 +28,7 @@ documents, without partial copies (``small_edit`` docs removed from truth and
 prediction) and on the pairs that touch a partial copy; recall per transformation;
 false-positive pairs per hard-negative kind; wall seconds. Then the curves:
 
-* crawldedup over ``cascade.threshold`` 0.80 … 0.98: verdicts are recomputed from the
+* crawldedup over ``seed.threshold`` 0.80 … 0.98: verdicts are recomputed from the
   day's work files (``candidates`` + ``scores``) with the pipeline's own
   ``crawldedup.core.cascade.decide`` and ``crawldedup.core.grouping.groups``. The
   candidate set and the scored pairs do not depend on the threshold (postings are
@@ -232,7 +232,7 @@ def cascade_groups(
 ) -> dict[str, str]:
     """The seed profile's verdicts at another cosine threshold, from the same candidates.
 
-    Everything but ``cascade.threshold`` is taken from ``cfg`` (rules, and the SimHash
+    Everything but ``seed.threshold`` is taken from ``cfg`` (rules, and the SimHash
     distance bound where the cascade has a SimHash rule).
     """
     rules = tuple(cfg.cascade.rules)
@@ -518,7 +518,7 @@ def curves(
     ham_rows: list[tuple[int, Split]],
     emit: Callable[..., Any],
 ) -> None:
-    emit("### crawldedup over `cascade.threshold` (recomputed from candidates + scores)\n")
+    emit("### crawldedup over `seed.threshold` (recomputed from candidates + scores)\n")
     emit("| threshold | P | R | F1 | R (no partial) | R (partial pairs) | FP pairs |")
     emit("|---:|---:|---:|---:|---:|---:|---:|")
     for t, s in cos_rows:
@@ -557,7 +557,7 @@ def plot(
         (
             ax1,
             cos_rows,
-            "cascade.threshold (cosine, strictly greater)",
+            "seed.threshold (cosine, strictly greater)",
             default_threshold,
             "crawldedup (note the y axis)",
             (0.80, 1.005),
@@ -721,10 +721,10 @@ def main(argv: list[str] | None = None) -> int:
 
         # Curves.
         scored = load_scored_candidates(home, days)
-        check = cascade_groups(scored, docs, order, cfg.cascade.threshold, cfg)
+        check = cascade_groups(scored, docs, order, cfg.seed.threshold, cfg)
         same = sum(1 for i in ids if check.get(i) == cd.groups.get(i))
         emit(
-            f"Curve check: at cascade.threshold {cfg.cascade.threshold} the recomputed groups "
+            f"Curve check: at seed.threshold {cfg.seed.threshold} the recomputed groups "
             f"equal the stored verdicts for {same}/{len(ids)} documents.\n"
         )
         cos_rows = [
@@ -741,7 +741,7 @@ def main(argv: list[str] | None = None) -> int:
         if split_scores(by_index, truth) != brute3:
             log("WARNING: SimhashIndex(k=3) and brute force disagree")
         curves(cos_rows, ham_rows, emit)
-        plot(cos_rows, ham_rows, cfg.cascade.threshold, args.out, len(docs))
+        plot(cos_rows, ham_rows, cfg.seed.threshold, args.out, len(docs))
         emit(f"Plot: {args.out}. Whole benchmark: {time.perf_counter() - t_all:.0f}s.")
     finally:
         if args.work is None:

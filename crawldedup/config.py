@@ -120,14 +120,6 @@ class SimhashConfig:
         "has too few shingles for 64 bits to tell a filled-in template from a copy.",
         ge=0,
     )
-    min_jaccard: float = knob(
-        0.7,
-        'Profile "seed": a SimHash candidate also needs this shingle Jaccard, estimated '
-        "from the bottom-k sketches (the character cosine alone cannot reject unrelated "
-        "Chinese texts).",
-        ge=0,
-        le=1,
-    )
     sketch_size: int = knob(
         128,
         "Bottom-k sketch of the term shingles (16·k hex characters a document): the Jaccard "
@@ -181,11 +173,8 @@ class CascadeConfig:
         "shingles",
         'Verification (docs/algorithm.md#verification): "shingles" (Jaccard or containment '
         'of the term shingles, from the bottom-k sketches) or "seed" (the character cosine '
-        "strictly above threshold, as the four-key paper has it).",
+        "strictly above seed.threshold, as the four-key paper has it).",
         experimental=("seed",),
-    )
-    threshold: float = knob(
-        0.9, 'Profile "seed" only: the cosine must be strictly greater.', gt=0, le=1
     )
     rules: tuple[str, ...] = knob(
         RULES,
@@ -246,6 +235,21 @@ class CascadeConfig:
     @property
     def needs_cosine(self) -> bool:
         return self.profile == "seed" or self.score_cosine
+
+
+@dataclass(frozen=True)
+class SeedConfig:
+    """The knobs of cascade.profile = "seed" (docs/algorithm.md#verification), which act
+    only under that profile."""
+
+    threshold: float = knob(0.9, "A copy's character cosine must be strictly greater.", gt=0, le=1)
+    simhash_min_jaccard: float = knob(
+        0.7,
+        "A SimHash candidate also needs this shingle Jaccard, estimated from the bottom-k "
+        "sketches (the character cosine alone cannot reject unrelated Chinese texts).",
+        ge=0,
+        le=1,
+    )
 
 
 @dataclass(frozen=True)
@@ -417,6 +421,7 @@ class Config:
     )
     fingerprint: FingerprintConfig = field(default_factory=FingerprintConfig)
     cascade: CascadeConfig = field(default_factory=CascadeConfig)
+    seed: SeedConfig = field(default_factory=SeedConfig)
     editions: EditionsConfig = field(default_factory=EditionsConfig)
     simhash: SimhashConfig = field(default_factory=SimhashConfig)
     bloom: BloomConfig = field(default_factory=BloomConfig)
@@ -450,10 +455,11 @@ class Config:
     def replace(self, **changes: Any) -> Config:
         """A copy with top-level fields or dotted section fields replaced.
 
-        ``cfg.replace(**{"cascade.threshold": 0.8})`` is how reruns override one knob.
+        ``cfg.replace(**{"seed.threshold": 0.8})`` is how reruns override one knob.
         """
         cfg = self
         for key, value in changes.items():
+            _refuse_moved(key)
             section, _, name = key.partition(".")
             if name:
                 sub = getattr(cfg, section)
@@ -525,12 +531,28 @@ SECTIONS: dict[str, type[Any]] = {
 }
 
 
+_SEED_ONLY = 'it acts only under cascade.profile = "seed"'
+MOVED: dict[str, tuple[str, str]] = {
+    "cascade.threshold": ("seed.threshold", _SEED_ONLY),
+    "simhash.min_jaccard": ("seed.simhash_min_jaccard", _SEED_ONLY),
+}
+"""Knobs that moved to the section where they act: old key -> (new key, why). A file or
+``--set`` with an old key is refused with one line naming the new one."""
+
+
+def _refuse_moved(key: str, prefix: str = "") -> None:
+    if key in MOVED:
+        new, why = MOVED[key]
+        raise ConfigError(f"{prefix}{key} moved to {new} ({why})")
+
+
 def _build_section(name: str, cls: type[Any], raw: Any) -> Any:
     if not isinstance(raw, dict):
         raise ConfigError(f"[{name}] must be a table")
     fields = {f.name: f for f in dataclasses.fields(cls)}
     values: dict[str, Any] = {}
     for key, value in raw.items():
+        _refuse_moved(f"{name}.{key}")
         if key not in fields:
             raise ConfigError(f"[{name}] unknown key {key!r}; known: {sorted(fields)}")
         default = getattr(cls(), key)
@@ -607,6 +629,7 @@ def build_config(
 def _checked_override(key: str, value: Any) -> tuple[str, Any]:
     """A ``--set`` item through the file loader's checks: a known section and key, the
     key's type (ints where floats go, lists of strings); the value as the file would give."""
+    _refuse_moved(key, "--set ")
     section, _, name = key.partition(".")
     if not name:
         if section == "store_url" and isinstance(value, str):

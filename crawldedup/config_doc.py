@@ -40,7 +40,9 @@ In this order, each step overriding the one before (`config.build_config`):
 The file and every `--set` go through the same checks: an unknown section or key, a value
 of the wrong type, out of its bounds or not one of its choices exits 2 with one line naming
 the key (`crawldedup: config file F: …`). Integers are accepted where floats are expected;
-nothing else is coerced.
+nothing else is coerced. A knob that moved to the section where it acts is refused with
+one line naming its new key (`cascade.threshold moved to seed.threshold (it acts only under
+cascade.profile = "seed")`).
 
 The Airflow DAG's tasks build their configuration the same way: the `config` param (default
 `$CRAWLDEDUP_CONFIG`) is the file every task reads, the report too; the store comes from a
@@ -71,8 +73,8 @@ The DAG's gate params (`max_quarantined_share`, `duplicate_rate_tolerance`,
 ## Which knobs matter for what
 
 - **What counts as a copy** (default profile `shingles`): `cascade.min_jaccard`,
-  `cascade.min_containment` and the four `short_*` bars; `cascade.threshold` only matters
-  with `cascade.profile = "seed"`. How the defaults were chosen:
+  `cascade.min_containment` and the four `short_*` bars; the `[seed]` knobs act only with
+  `cascade.profile = "seed"`. How the defaults were chosen:
   [benchmarks.md](benchmarks.md#reading-the-real-text-tables).
 - **Where candidates come from**: `cascade.rules` (which keys), `lsh.*` (how likely a
   changed copy shares a band), `simhash.*`, `boilerplate.*`.

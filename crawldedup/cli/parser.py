@@ -73,7 +73,7 @@ def add_common_options(sp: argparse.ArgumentParser, home_note: str = "") -> None
         type=_override,
         default=[],
         metavar="KEY=VALUE",
-        help="override one config value, e.g. cascade.threshold=0.8",
+        help="override one config value, e.g. cascade.min_jaccard=0.8",
     )
 
 

@@ -20,7 +20,8 @@ How a non-exact candidate is verified is the policy's profile:
   ``short_shingles`` and, when the lengths are known, the shorter has fewer than
   ``short_chars`` characters);
 - ``seed``: the character cosine is strictly above ``threshold``; a SimHash candidate
-  must also be within ``max_hamming`` bits and have a Jaccard of ``simhash_min_jaccard``.
+  must also be within ``max_hamming`` bits and have a Jaccard of ``simhash_min_jaccard``
+  (``[seed]``, the knobs that act only under this profile).
 """
 
 from __future__ import annotations
@@ -28,7 +29,14 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from crawldedup.config import RULES, CascadeConfig, Config, EditionsConfig, SimhashConfig
+from crawldedup.config import (
+    RULES,
+    CascadeConfig,
+    Config,
+    EditionsConfig,
+    SeedConfig,
+    SimhashConfig,
+)
 
 
 @dataclass(frozen=True)
@@ -62,11 +70,12 @@ UNIQUE = Decision("unique", None, None, None)
 
 @dataclass(frozen=True)
 class Policy:
-    """The verification knobs of ``[cascade]`` and ``[simhash]`` (see the module doc)."""
+    """The verification knobs of ``[cascade]``, ``[seed]``, ``[simhash]`` and
+    ``[editions]`` (see the module doc)."""
 
     # Defaults are the config's, so the two cannot drift apart.
     profile: str = CascadeConfig.profile
-    threshold: float = CascadeConfig.threshold
+    threshold: float = SeedConfig.threshold
     min_jaccard: float = CascadeConfig.min_jaccard
     min_containment: float = CascadeConfig.min_containment
     short_shingles: int = CascadeConfig.short_shingles
@@ -74,24 +83,24 @@ class Policy:
     short_min_jaccard: float = CascadeConfig.short_min_jaccard
     short_min_containment: float = CascadeConfig.short_min_containment
     max_hamming: int = SimhashConfig.max_distance
-    simhash_min_jaccard: float = SimhashConfig.min_jaccard
+    simhash_min_jaccard: float = SeedConfig.simhash_min_jaccard
     editions: bool = EditionsConfig.enabled
     edition_min_jaccard: float = EditionsConfig.min_jaccard
 
     @classmethod
     def from_config(cls, cfg: Config) -> Policy:
-        c, sh = cfg.cascade, cfg.simhash
+        c, seed = cfg.cascade, cfg.seed
         return cls(
             profile=c.profile,
-            threshold=c.threshold,
+            threshold=seed.threshold,
             min_jaccard=c.min_jaccard,
             min_containment=c.min_containment,
             short_shingles=c.short_shingles,
             short_chars=c.short_chars,
             short_min_jaccard=c.short_min_jaccard,
             short_min_containment=c.short_min_containment,
-            max_hamming=sh.max_distance,
-            simhash_min_jaccard=sh.min_jaccard,
+            max_hamming=cfg.simhash.max_distance,
+            simhash_min_jaccard=seed.simhash_min_jaccard,
             editions=cfg.editions.enabled,
             edition_min_jaccard=cfg.editions.min_jaccard,
         )

@@ -39,7 +39,8 @@ def run_parameters(ctx: DayContext) -> dict[str, Any]:
         "code": code_version(),
         "config_digest": config_digest(ctx.cfg),
         "profile": c.profile,
-        "threshold": c.threshold,
+        # Stored as "threshold" (the seed profile's cosine bar), as days before [seed] were.
+        "threshold": ctx.cfg.seed.threshold,
         "min_jaccard": c.min_jaccard,
         "min_containment": c.min_containment,
         "rules": list(c.rules),

@@ -197,7 +197,7 @@ def test_spark_tasks_submit_the_jobs_with_the_rendered_day_and_params(
             "hbase://hb:9090/p?retries=3",
         ]
         assert 'cascade.rules=["content_md5", "head"]' in args and args[-1] == "--dry-run"
-        assert not any(a.startswith("cascade.threshold=") for a in args)
+        assert not any(a.startswith("seed.threshold=") for a in args)
         assert ("--input" in args) == (stage == "fingerprint")
         # The driver's memory comes from the run's config (the default here), at run time.
         conf = parsed["rendered_conf"][stage]

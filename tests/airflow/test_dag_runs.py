@@ -212,7 +212,7 @@ def test_rerun_of_the_first_day_with_another_config_replaces_that_day_only(
     # A manual run with a logical date on the day (crawl_date confirms it); the config
     # param names a file that selects the cosine profile and its threshold.
     config = embedded.root / "seed-profile.toml"
-    config.write_text('[cascade]\nprofile = "seed"\nthreshold = 0.999\n')
+    config.write_text('[cascade]\nprofile = "seed"\n\n[seed]\nthreshold = 0.999\n')
     conf = {**embedded.conf, "crawl_date": DAYS[0], "config": str(config)}
     on_the_day = f"{DAYS[0]}T12:00:00+00:00"
     rerun = run_dag(embedded.env, embedded.root / "rerun.log", logical_date=on_the_day, conf=conf)

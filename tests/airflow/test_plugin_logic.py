@@ -110,7 +110,7 @@ def test_stage_args_carry_the_day_the_store_and_the_params() -> None:
     rerun = {"rules": ["content_md5", "head"], "dry_run": True}
     args = stage_args("publish", rerun, RUN)
     assert 'cascade.rules=["content_md5", "head"]' in args
-    assert not any(a.startswith("cascade.threshold") for a in args)
+    assert not any(a.startswith("seed.threshold") for a in args)
     assert args[-1] == "--dry-run"
     # "replace" reaches publish, the stage that refuses to shrink a published day.
     assert stage_args("publish", {**PARAMS, "replace": True}, RUN)[-1] == "--replace"
@@ -171,7 +171,7 @@ def test_every_task_builds_the_same_config_as_the_cli(
     config = tmp_path / "crawldedup.toml"
     config.write_text(
         '[gate]\nmax_quarantined_share = 0.3\n\n[spark]\ndriver_memory = "3g"\n\n'
-        '[cascade]\nprofile = "seed"\nthreshold = 0.8\nrules = ["content_md5", "title"]\n'
+        '[cascade]\nprofile = "seed"\nrules = ["content_md5", "title"]\n\n[seed]\nthreshold = 0.8\n'
     )
     params = {**PARAMS, "trailing_days": 2}
     run = {**RUN, "config": str(config)}
@@ -181,8 +181,8 @@ def test_every_task_builds_the_same_config_as_the_cli(
     )
     assert cfg == cli_cfg
     assert (cfg.gate.max_quarantined_share, cfg.gate.trailing_days) == (0.3, 2)
-    # The file's cascade acts: no param overrides it unless set.
-    assert cfg.cascade.threshold == 0.8 and cfg.store_url == RUN["store"]
+    # The file's cascade and seed knobs act: no param overrides them unless set.
+    assert cfg.seed.threshold == 0.8 and cfg.store_url == RUN["store"]
     assert cfg.cascade.rules == ("content_md5", "title")
     # JVM options beyond the quiet logging are Spark's own configuration's business.
     assert spark_conf(params, run) == {"spark.driver.memory": "3g"}

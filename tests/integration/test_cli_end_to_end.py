@@ -75,8 +75,12 @@ def test_rerunning_day_two_gives_identical_verdicts(three_days: dict[str, Any]) 
         (["run", "--date", "2026-13-01", "--input", "."], "not a date"),
         (["run", "--date", "2026-11-01", "--input", "/nonexistent/dt=x"], "input folder not found"),
         (
-            ["run", "--date", "2026-11-01", "--input", ".", "--set", "cascade.threshold=2"],
-            "threshold",
+            ["run", "--date", "2026-11-01", "--input", ".", "--set", "seed.threshold=2"],
+            "seed.threshold must be in (0, 1]",
+        ),
+        (
+            ["run", "--date", "2026-11-01", "--input", ".", "--set", "cascade.threshold=0.8"],
+            "cascade.threshold moved to seed.threshold",
         ),
         (
             ["run", "--date", "2026-11-01", "--input", ".", "--config", "/nonexistent.toml"],

@@ -195,7 +195,7 @@ def test_earlier_days_via_bloom_and_store_and_rerun_is_idempotent(
 def test_rerun_with_other_threshold_replaces_the_day_only(
     spark: Any, tmp_path: Path, cfg: Config
 ) -> None:
-    # The cosine profile: cascade.threshold is its knob.
+    # The cosine profile: seed.threshold is its knob.
     cfg = cfg.replace(**{"cascade.profile": "seed"})
     home = tmp_path / "home"
     d1 = write_day(
@@ -221,7 +221,7 @@ def test_rerun_with_other_threshold_replaces_the_day_only(
     run_all(spark, ctx)
     assert verdicts(ctx)["edit"]["verdict"] == "duplicate"
     strict = DayContext(
-        day="2026-11-02", home=home, cfg=cfg.replace(**{"cascade.threshold": 0.999}), input_dir=d2
+        day="2026-11-02", home=home, cfg=cfg.replace(**{"seed.threshold": 0.999}), input_dir=d2
     )
     run_all(spark, strict)
     assert verdicts(strict)["edit"]["verdict"] == "unique"

@@ -9,7 +9,7 @@ from crawldedup.config import Config, ConfigError, load_config
 
 def test_defaults_are_valid() -> None:
     cfg = load_config(None)
-    assert cfg.cascade.threshold == 0.9
+    assert cfg.seed.threshold == 0.9 and cfg.seed.simhash_min_jaccard == 0.7
     assert cfg.fingerprint.head_chars == 100
 
 
@@ -17,16 +17,17 @@ def test_file_overrides(tmp_path: Path) -> None:
     p = tmp_path / "c.toml"
     p.write_text(
         'store_url = "sqlite:///x.db"\n'
-        '[cascade]\nthreshold = 0.8\nrules = ["content_md5", "head"]\n'
+        '[cascade]\nprofile = "seed"\nrules = ["content_md5", "head"]\n'
+        "[seed]\nthreshold = 0.8\n"
     )
     cfg = load_config(p)
-    assert cfg.cascade.threshold == 0.8 and cfg.cascade.rules == ("content_md5", "head")
+    assert cfg.seed.threshold == 0.8 and cfg.cascade.rules == ("content_md5", "head")
 
 
 @pytest.mark.parametrize(
     "text, fragment",
     [
-        ("[cascade]\nthreshold = 1.5\n", "threshold"),
+        ("[seed]\nthreshold = 1.5\n", "seed.threshold must be in (0, 1]"),
         ('[cascade]\nrules = ["nope"]\n', "unknown rule"),
         ('[fingerprint]\nhead_chars = "x"\n', "must be int"),
         ("[nope]\na = 1\n", "unknown config key"),
@@ -49,9 +50,9 @@ def test_missing_file() -> None:
 
 
 def test_replace_validates() -> None:
-    assert Config().replace(**{"cascade.threshold": 0.7}).cascade.threshold == 0.7
+    assert Config().replace(**{"seed.threshold": 0.7}).seed.threshold == 0.7
     with pytest.raises(ConfigError):
-        Config().replace(**{"cascade.threshold": 0})
+        Config().replace(**{"seed.threshold": 0})
 
 
 def test_build_config_is_file_then_store_then_overrides(
@@ -78,7 +79,7 @@ def test_build_config_is_file_then_store_then_overrides(
 @pytest.mark.parametrize(
     ("item", "message"),
     [
-        ("cascade.threshold=abc", "cascade.threshold must be float, got str"),
+        ("seed.threshold=abc", "seed.threshold must be float, got str"),
         ("bloom.capacity_docs=1.5", "bloom.capacity_docs must be int, got float"),
         ("boilerplate.enabled=1", "boilerplate.enabled must be bool, got int"),
         ("cascade.rules=[1, 2]", "cascade.rules must be a list of strings"),
@@ -139,3 +140,45 @@ def test_booleans_are_booleans(tmp_path: Path) -> None:
     f.write_text("[boilerplate]\nmin_pages = true\n")
     with pytest.raises(ConfigError, match=r"boilerplate\.min_pages must be int, got bool"):
         load_config(f)
+
+
+@pytest.mark.parametrize(
+    ("section", "key", "new"),
+    [
+        ("cascade", "threshold", "seed.threshold"),
+        ("simhash", "min_jaccard", "seed.simhash_min_jaccard"),
+    ],
+)
+def test_a_moved_knob_is_refused_naming_where_it_went(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], section: str, key: str, new: str
+) -> None:
+    """The seed profile's knobs live in [seed], where they act: an old file, an old --set
+    and an old replace() are refused in one line naming the new key, never ignored."""
+    from crawldedup.config import build_config, parse_override
+
+    old = f"{section}.{key}"
+    f = tmp_path / "old.toml"
+    f.write_text(f"[{section}]\n{key} = 0.8\n")
+    refusals = []
+    for attempt in (
+        lambda: load_config(f),
+        lambda: build_config(None, None, [parse_override(f"{old}=0.8")]),
+        lambda: Config().replace(**{old: 0.8}),
+    ):
+        with pytest.raises(ConfigError) as refused:
+            attempt()
+        refusals.append(str(refused.value))
+    for message in refusals:
+        assert len(message.splitlines()) == 1, message
+        assert f"{old} moved to {new}" in message, message
+    # The command line exits 2 with that line (a usage error: nothing runs).
+    from crawldedup.cli import main
+
+    for flags in (["--config", str(f)], ["--set", f"{old}=0.8"]):
+        capsys.readouterr()
+        assert main(["verdicts", "--date", "2026-11-01", "--home", str(tmp_path), *flags]) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and f"{old} moved to {new}" in err[0], err
+    # The new key is accepted.
+    f.write_text(f"[{new.partition('.')[0]}]\n{new.partition('.')[2]} = 0.8\n")
+    assert getattr(load_config(f).seed, new.partition(".")[2]) == 0.8
