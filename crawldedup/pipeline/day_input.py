@@ -10,7 +10,7 @@ failure of the machine or the install fails the run.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 from typing import Any
 
 import pyarrow as pa
@@ -145,21 +145,61 @@ def _prepare_batches(
                 yield _to_batch(rows, schema)
 
 
-def read_and_fingerprint(
-    spark: SparkSession, files: list[str], cfg: Config, day: str
-) -> tuple[DataFrame, DataFrame, DataFrame]:
-    """(documents, quarantined, cached parse) of the given files; one task per file.
+@dataclass
+class DayParse:
+    """The day's documents (one per id) and quarantine entries, and their counts, taken
+    from the cached parse itself: no output is read back to count it."""
+
+    docs: DataFrame
+    quarantined: DataFrame
+    documents: int
+    missing_fetched_at: int
+    quarantined_by_reason: dict[str, int]
+    _cached: list[DataFrame]
+
+    @property
+    def records_in(self) -> int:
+        return self.documents + sum(self.quarantined_by_reason.values())
+
+    def release(self) -> None:
+        """Drop the cached parse and repeats, once both outputs are written."""
+        for frame in self._cached:
+            frame.unpersist()
+
+
+def read_and_fingerprint(spark: SparkSession, files: list[str], cfg: Config, day: str) -> DayParse:
+    """The given files read, fingerprinted and split; one task per file.
 
     The documents have one record per id (``split_duplicate_ids``: the repeats join the
     quarantine) and carry ``PAGE_COLUMNS`` for the boilerplate pass. The parse is cached
-    so that HTML extraction and fingerprinting run once for both outputs; the caller
-    unpersists the third element when both are written.
+    so that HTML extraction and fingerprinting run once for both outputs and the counts;
+    the caller calls ``release()`` when both are written.
     """
     sc = spark.sparkContext
     paths = spark.createDataFrame(sc.parallelize([(f,) for f in files], len(files)), "path string")
     schema = to_arrow_schema(PARSED)
     parsed = paths.mapInArrow(lambda it: _prepare_batches(it, cfg, day, schema), PARSED).persist()
+    # The first job parses the day into the cache and counts it.
+    tally = (
+        parsed.groupBy("kind", "reason")
+        .agg(
+            F.count(F.lit(1)).alias("n"),
+            F.count(F.when(~F.col("has_fetched_at"), 1)).alias("missing"),
+        )
+        .collect()
+    )
     docs = parsed.filter(F.col("kind") == "d").select(*schemas.DOCS.fieldNames(), *PAGE_COLUMNS)
     quarantined = parsed.filter(F.col("kind") == "q").select(*schemas.QUARANTINE.fieldNames())
-    docs, quarantined = split_duplicate_ids(docs, quarantined, cfg.limits.max_record_bytes)
-    return docs, quarantined, parsed
+    docs, quarantined, repeats = split_duplicate_ids(docs, quarantined, cfg.limits.max_record_bytes)
+    by_reason = {r["reason"]: int(r["n"]) for r in tally if r["kind"] == "q"}
+    if repeats.count:
+        by_reason["duplicate_id"] = by_reason.get("duplicate_id", 0) + repeats.count
+    parsed_docs = [r for r in tally if r["kind"] == "d"]
+    return DayParse(
+        docs=docs,
+        quarantined=quarantined,
+        documents=sum(int(r["n"]) for r in parsed_docs) - repeats.count,
+        missing_fetched_at=sum(int(r["missing"]) for r in parsed_docs) - repeats.missing_fetched_at,
+        quarantined_by_reason=by_reason,
+        _cached=[repeats.rows, parsed],
+    )

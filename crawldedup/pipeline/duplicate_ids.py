@@ -7,6 +7,7 @@ from its file, as the parse keeps no document's raw text.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 
 import pyarrow as pa
 from pyspark.sql import DataFrame, Window
@@ -44,23 +45,40 @@ def _with_raw(batches: Iterable[pa.RecordBatch], max_record_bytes: int) -> Itera
         yield pa.RecordBatch.from_pylist(rows, schema=schema)
 
 
+@dataclass(frozen=True)
+class Repeats:
+    """The day's repeated ids, kept (cached) while the documents and quarantine are written."""
+
+    rows: DataFrame  # (source, position) of every record whose id came earlier in the day
+    count: int
+    missing_fetched_at: int  # repeats without a fetch time (not in the day's documents)
+
+
 def split_duplicate_ids(
     docs: DataFrame, quarantined: DataFrame, max_record_bytes: int
-) -> tuple[DataFrame, DataFrame]:
+) -> tuple[DataFrame, DataFrame, Repeats]:
     """Keep the first record of each id (by file, then position); quarantine the rest.
 
     Only (id, source, position) are shuffled to rank the records of an id; the
-    repeats found (normally few) are then broadcast to split the wide rows, and their
-    raw records are read again from their files (``_with_raw``).
+    repeats found (normally few) are cached, counted in the same job, then broadcast to
+    split the wide rows, and their raw records are read again from their files
+    (``_with_raw``). The caller unpersists ``Repeats.rows`` once both outputs are written.
     """
     w = Window.partitionBy("id").orderBy("source", "position")
-    repeats = (
-        docs.select("id", "source", "position")
+    found = (
+        docs.select("id", "source", "position", "has_fetched_at")
         .withColumn("_n", F.row_number().over(w))
         .filter("_n > 1")
-        .select("source", "position")
+        .select("source", "position", "has_fetched_at")
+        .persist()
     )
-    if repeats.count() <= BROADCAST_DUPLICATES:
+    tally = found.agg(
+        F.count(F.lit(1)).alias("n"),
+        F.count(F.when(~F.col("has_fetched_at"), 1)).alias("missing"),
+    ).first()
+    n, missing = (int(tally["n"]), int(tally["missing"])) if tally else (0, 0)
+    repeats = found.select("source", "position")
+    if n <= BROADCAST_DUPLICATES:
         repeats = F.broadcast(repeats)
     first = docs.join(repeats, ["source", "position"], "left_anti")
     again = docs.join(repeats, ["source", "position"]).select(
@@ -73,4 +91,4 @@ def split_duplicate_ids(
         F.lit(None).cast("string").alias("raw"),
     )
     again = again.mapInArrow(lambda it: _with_raw(it, max_record_bytes), schemas.QUARANTINE)
-    return first, quarantined.unionByName(again)
+    return first, quarantined.unionByName(again), Repeats(found, n, missing)

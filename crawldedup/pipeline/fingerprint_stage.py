@@ -15,18 +15,13 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 from pyspark.sql import SparkSession
-from pyspark.sql import functions as F
 from pyspark.sql.pandas.types import to_arrow_schema
 
 from crawldedup.ingest.readers import select_input_files
 from crawldedup.pipeline import schemas
 from crawldedup.pipeline.context import DayContext, timed
 from crawldedup.pipeline.day_input import PAGE_COLUMNS, read_and_fingerprint
-from crawldedup.pipeline.quarantine_files import (
-    quarantine_counts,
-    write_empty_quarantine,
-    write_quarantine,
-)
+from crawldedup.pipeline.quarantine_files import write_empty_quarantine, write_quarantine
 from crawldedup.pipeline.site_boilerplate import forget_line_counts, remove_boilerplate
 
 
@@ -42,21 +37,17 @@ def _write_no_documents(folder: Path) -> None:
 def _fingerprint_files(spark: SparkSession, ctx: DayContext, files: list[str]) -> dict[str, Any]:
     """Read, fingerprint and write the day's documents and quarantine; their counts."""
     stats: dict[str, Any] = {}
-    docs, quarantined, parsed = read_and_fingerprint(spark, files, ctx.cfg, ctx.day)
+    day = read_and_fingerprint(spark, files, ctx.cfg, ctx.day)
+    docs = day.docs
     if ctx.cfg.boilerplate.enabled:
         docs, stats["boilerplate"] = remove_boilerplate(spark, ctx, docs)
     docs.drop("raw", *PAGE_COLUMNS).write.mode("overwrite").parquet(ctx.path("docs"))
-    write_quarantine(quarantined, ctx.quarantine_dir)
-    parsed.unpersist()
-    written = spark.read.parquet(ctx.path("docs"))
-    counts = written.agg(
-        F.count(F.lit(1)).alias("n"),
-        F.count(F.when(~F.col("has_fetched_at"), 1)).alias("missing"),
-    ).first()
-    stats["documents"] = int(counts["n"]) if counts else 0
-    stats["missing_fetched_at"] = int(counts["missing"]) if counts else 0
-    stats["quarantined"] = quarantine_counts(spark, ctx.quarantine_dir)
-    stats["records_in"] = stats["documents"] + sum(stats["quarantined"].values())
+    write_quarantine(day.quarantined, ctx.quarantine_dir)
+    day.release()
+    stats["documents"] = day.documents
+    stats["missing_fetched_at"] = day.missing_fetched_at
+    stats["quarantined"] = day.quarantined_by_reason
+    stats["records_in"] = day.records_in
     return stats
 
 

@@ -11,9 +11,7 @@ import os
 import shutil
 from pathlib import Path
 
-from pyspark.sql import DataFrame, SparkSession
-
-from crawldedup.pipeline import schemas
+from pyspark.sql import DataFrame
 
 
 def _private_dir(folder: Path) -> None:
@@ -47,9 +45,3 @@ def write_empty_quarantine(folder: Path) -> None:
     if folder.exists():
         shutil.rmtree(folder)
     _private_dir(folder)
-
-
-def quarantine_counts(spark: SparkSession, folder: Path) -> dict[str, int]:
-    """How many entries of each reason the quarantine in ``folder`` holds."""
-    q = spark.read.schema(schemas.QUARANTINE).json(str(folder))
-    return {r["reason"]: r["count"] for r in q.groupBy("reason").count().collect()}

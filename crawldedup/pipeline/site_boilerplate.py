@@ -147,6 +147,9 @@ def remove_boilerplate(
         (F.col("pages") + F.coalesce(F.col("earlier"), F.lit(0))).alias("n"),
         F.coalesce(F.col("elsewhere"), F.lit(False)).alias("elsewhere"),
     )
+    # Read twice below (ordinary lines, boilerplate lines): cached, so the earlier days'
+    # counts are looked up in the store once.
+    total = total.persist()
     # Hosts where the line is ordinary text (fewer than min_pages pages): for the other
     # hosts it is content, not template (an article its first site served once).
     ordinary = (
@@ -164,6 +167,7 @@ def remove_boilerplate(
     found: dict[str, set[str]] = {}
     for r in boiler_rows.collect():
         found.setdefault(r["host"], set()).add(r["line"])
+    total.unpersist()
     boiler = {h: frozenset(lines) for h, lines in found.items()}
     keys = [k for v in boiler.values() for k in v]
     shapes = sum(k.startswith(SHAPE_PREFIX) for k in keys)
