@@ -47,7 +47,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "demo"))  # crawlde
 import psutil
 
 from crawldedup.config import Config
-from crawldedup.core.fingerprint import block_keys, fingerprint
+from crawldedup.core.fingerprint import fingerprint
 from crawldedup.core.normalize import normalize_text
 from crawldedup.rules import Rule
 from crawldedup.stage_registry import DEDUP_STAGES as STAGES
@@ -57,15 +57,13 @@ from crawldedup_demo import corpus
 
 sys.path.insert(0, str(Path(__file__).parent))
 import quality  # the peers, shared with the quality benchmark
+from filler_index import load_fillers
 
 ROOT = Path(__file__).resolve().parent.parent
 TEXT = "generated"  # --text
 DAY = "2026-11-10"
 INDEX_DAY = "2026-11-09"
 ONE_KEY_RULES = [r for r in Rule if not r.multi_key]  # the four md5 keys
-# The fillers' random keys are drawn in this order (A, C, D, B), so a seed gives the
-# same index as before the rules were an enum.
-FILLER_ORDER = [Rule.TITLE, Rule.HEAD, Rule.TAIL, Rule.CONTENT_MD5]
 
 
 @dataclass(frozen=True)
@@ -214,23 +212,7 @@ def bulk_load(
             for table, rows in tables.items():
                 store.put(table, rows)
             store.put("docs", docs)
-        stamp = f"{INDEX_DAY}T00:00:00.000000Z"
-        for start in range(0, fillers, batch):
-            count = min(batch, fillers - start)
-            tables = {r.table: {} for r in Rule}
-            for i in range(start, start + count):
-                col = f"d:f{i:08d}"
-                for rule in FILLER_ORDER:
-                    tables[rule.table][f"{rng.getrandbits(128):032x}"] = {
-                        col: posting_value(INDEX_DAY, stamp)
-                    }
-                h = rng.getrandbits(64)
-                for k in block_keys(h, cfg.simhash.max_distance):
-                    tables[Rule.SIMHASH.table].setdefault(k, {})[col] = posting_value(
-                        INDEX_DAY, stamp, f"{h:016x}"
-                    )
-            for table, rows in tables.items():
-                store.put(table, rows)
+        load_fillers(store, cfg, fillers, INDEX_DAY, rng)
     return time.perf_counter() - t0
 
 
