@@ -80,7 +80,9 @@ sys.path.insert(0, str(HERE))
 from realtext_quality import crawldedup_bin, load_jsonl, score  # noqa: E402
 
 CPU_FIELDS = ("wall", "cpu", "cpu_wait4", "cpu_unreaped", "cpu_child_only", "cpu_sampled")
-TOOLS = ("crawldedup", "datasketch", "fast", "mllib")
+TOOLS = ("crawldedup", "crawldedup-conf", "datasketch", "fast", "mllib")
+# crawldedup-conf: crawldedup under the Spark configuration of scripts/spark_conf.sh.
+SPARK_CONF_SCRIPT = HERE.parent / "scripts" / "spark_conf.sh"
 PEER_SCRIPT = {
     "datasketch": "datasketch_script.py",
     "fast": "fast_script.py",
@@ -173,7 +175,9 @@ class Tree:
     stages: list[tuple[str, float, float]] = field(default_factory=list)  # name, secs, end
 
 
-def run_tree(cmd: list[str], log: Path, timeout: float | None = None) -> Tree:
+def run_tree(
+    cmd: list[str], log: Path, timeout: float | None = None, env: dict[str, str] | None = None
+) -> Tree:
     """Run ``cmd`` in its own session; wall, CPU of the whole tree, stage lines on stderr."""
     t0 = time.perf_counter()
     with log.with_suffix(".out").open("w") as out, log.open("w", encoding="utf-8") as err:
@@ -185,6 +189,7 @@ def run_tree(cmd: list[str], log: Path, timeout: float | None = None) -> Tree:
             encoding="utf-8",
             errors="replace",
             start_new_session=True,
+            env=env,
         )
         stages: list[tuple[str, float, float]] = []
 
@@ -289,20 +294,29 @@ def preload_index(exe: str, home: Path, first_day: str, count: int) -> float:
     return time.perf_counter() - t0
 
 
-def run_crawldedup(crawl: Path, work: Path, days: list[str], index: int = 0) -> Outcome:
+def run_crawldedup(
+    crawl: Path, work: Path, days: list[str], index: int = 0, name: str = "crawldedup"
+) -> Outcome:
     exe = crawldedup_bin()
-    home = work / "home"
+    home = work / f"home-{name}"
     shutil.rmtree(home, ignore_errors=True)
     note = "one `crawldedup run` per day"
+    env = None
+    if name == "crawldedup-conf":
+        conf = work / "spark-conf"
+        shutil.rmtree(conf, ignore_errors=True)
+        cli([str(SPARK_CONF_SCRIPT), str(conf)])
+        env = {**os.environ, "SPARK_CONF_DIR": str(conf)}
+        note += ", SPARK_CONF_DIR from scripts/spark_conf.sh"
     if index:
         secs = preload_index(exe, home, days[0], index)
         note += f", on an index of {index:,} filler documents (loaded untimed in {secs:.0f} s)"
-    res = Outcome("crawldedup", 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, note=note)
+    res = Outcome(name, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, note=note)
     for d in days:
         cmd = [exe, "run", "--date", d, "--input", str(crawl / f"dt={d}"), "--home", str(home)]
-        tree = run_tree(cmd, work / f"crawldedup-{d}.log")
+        tree = run_tree(cmd, work / f"{name}-{d}.log", env=env)
         if tree.rc not in (0, 3):  # 3: the data-quality gate, still a run
-            tail = (work / f"crawldedup-{d}.log").read_text(encoding="utf-8")[-1500:]
+            tail = (work / f"{name}-{d}.log").read_text(encoding="utf-8")[-1500:]
             raise SystemExit(f"crawldedup run --date {d} exited {tree.rc}:\n{tail}")
         base = ["--date", d, "--home", str(home)]
         rep = json.loads(cli([exe, "report", *base]))
@@ -382,15 +396,18 @@ def print_tables(results: list[Outcome], has_truth: bool, emit) -> None:
         row += [fmt((r.scores or {}).get(k), 4) for k in quality]
         rows.append([*row, r.note])
     table([*header, *(q if q != "f1" else "F1" for q in quality), "note"], rows, emit)
+    for cd in results:
+        if cd.name.startswith("crawldedup") and cd.days:
+            print_stage_tables(cd, emit)
 
-    cd = next((r for r in results if r.name == "crawldedup" and r.days), None)
-    if cd is None:
-        return
+
+def print_stage_tables(cd: Outcome, emit) -> None:
+    """Per day and per stage, for one crawldedup run."""
     stages = list(
         dict.fromkeys(k for d in cd.days for k in [*d["stage_order"], *d["stage_seconds"]])
     )
     emit("")
-    emit("crawldedup per day (stage columns: wall seconds from the day's stats):")
+    emit(f"{cd.name} per day (stage columns: wall seconds from the day's stats):")
     emit("")
     rows = []
     for d in cd.days:
@@ -401,7 +418,7 @@ def print_tables(results: list[Outcome], has_truth: bool, emit) -> None:
 
     n = cd.docs or 1
     emit("")
-    emit(f"crawldedup per stage, all days ({cd.docs} docs; stage CPU sampled from the live tree):")
+    emit(f"{cd.name} per stage, all days ({cd.docs} docs; stage CPU sampled from the live tree):")
     emit("")
     rows = []
     in_wall = in_cpu = 0.0
@@ -451,8 +468,8 @@ def main(argv: list[str] | None = None) -> int:
         if name not in args.only:
             continue
         print(f"running {name} ...", file=sys.stderr, flush=True)
-        if name == "crawldedup":
-            r = run_crawldedup(crawl, work, days, args.index)
+        if name.startswith("crawldedup"):
+            r = run_crawldedup(crawl, work, days, args.index, name)
         else:
             r = run_peer(name, crawl, work, args.timeout if name == "mllib" else None)
         print(f"  {name}: wall {fmt(r.wall)} s, CPU {fmt(r.cpu)} s {r.note}", file=sys.stderr)
