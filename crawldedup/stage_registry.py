@@ -2,8 +2,12 @@
 the CLI's order, ``run_day``, the submit helper, the Airflow DAG's edges and the
 ``jobs/`` entry points are derived from.
 
-A stage is placed after every stage that writes something it reads (``plan``); the DAG
-chains every stage a configuration can enable in the same kind of order (``dag_edges``).
+A stage is placed after every stage that writes something it reads (``plan``). An
+optional stage that none of the day's other stages reads under a configuration (relevance,
+unless the cascade's cosine reads its vectors) is a side stage: it runs after the day is
+committed and reported, so its failure never holds back the day's verdicts. The DAG
+chains every stage a configuration can enable (``dag_tasks``): an optional stage has a task
+at each place it can take, and runs at the one ``plan`` gives (``dag_task_runs``).
 Adding a stage means declaring it here with its data, writing its runner (a function
 ``run(spark, ctx) -> stats`` registered in :mod:`crawldedup.pipeline.stages`) and its
 ``jobs/NAME.py`` entry point; its place in the CLI and the DAG follows.
@@ -224,9 +228,34 @@ def _order(names: Sequence[str], cfg: Config | None) -> tuple[str, ...]:
     return tuple(done)
 
 
+def side_stages(names: Sequence[str], cfg: Config) -> frozenset[str]:
+    """The optional stages among ``names`` whose outputs no other stage among them reads
+    under ``cfg`` (directly, or only through other side stages): the day's verdicts do not
+    need them."""
+    made = {d: p for d, p in _producers().items() if p in names}
+    side: set[str] = set()
+    while True:
+        read = {
+            made[d]
+            for n in names
+            if n not in side
+            for d in stage(n).reads(cfg)
+            if d in made and made[d] != n
+        }
+        more = {n for n in names if stage(n).optional and n not in side | read}
+        if not more:
+            return frozenset(side)
+        side |= more
+
+
 def plan(cfg: Config) -> tuple[str, ...]:
-    """The stages of one day under ``cfg``, in the order ``crawldedup run`` runs them."""
-    return _order([s.name for s in STAGES if s.enabled(cfg)], cfg)
+    """The stages of one day under ``cfg``, in the order ``crawldedup run`` runs them: the
+    stages the day's verdicts need, each after what it reads, then the side stages."""
+    names = [s.name for s in STAGES if s.enabled(cfg)]
+    side = side_stages(names, cfg)
+    return _order([n for n in names if n not in side], cfg) + _order(
+        [n for n in names if n in side], cfg
+    )
 
 
 def upstream(name: str, cfg: Config) -> tuple[str, ...]:
@@ -249,13 +278,58 @@ DEDUP_STAGES: tuple[str, ...] = plan(Config())
 """The stages of a day under the default configuration, in order."""
 
 
+@dataclass(frozen=True)
+class DagTask:
+    """A task of the DAG's chain: it runs ``stage`` when ``plan`` puts the stage here."""
+
+    task_id: str
+    stage: str
+    side: bool
+    """The place of the stage as a side stage, after the day is committed and reported."""
+
+
+def _read_by(name: str) -> str | None:
+    """The first stage, in the order of every possible read, that may read what ``name``
+    writes; None when no stage ever does."""
+    writes = set(stage(name).writes)
+    order = _order(NAMES, None)
+    return next((n for n in order if n != name and writes & set(stage(n).reads(None))), None)
+
+
+def dag_tasks() -> tuple[DagTask, ...]:
+    """The DAG's tasks, in chain order: every stage in the order of every possible read,
+    an optional stage that some stage may read named ``<stage>_for_<reader>`` there; then
+    each optional stage again, under its own name, at its place as a side stage. A chain,
+    since the stages of a day share the home's and the store's run locks and run one at
+    a time."""
+    tasks: list[DagTask] = []
+    for name in _order(NAMES, None):
+        reader = _read_by(name)
+        if not stage(name).optional:
+            tasks.append(DagTask(name, name, side=False))
+        elif reader is not None:
+            tasks.append(DagTask(f"{name}_for_{reader}", name, side=False))
+    tasks += [DagTask(s.name, s.name, side=True) for s in STAGES if s.optional]
+    return tuple(tasks)
+
+
+DAG_TASKS: dict[str, DagTask] = {t.task_id: t for t in dag_tasks()}
+
+
+def dag_task_runs(task_id: str, cfg: Config) -> bool:
+    """Whether the DAG task ``task_id`` runs its stage under ``cfg``: the stage is in
+    ``plan(cfg)`` and takes this task's place there (a side stage or not). Running the tasks
+    for which this holds, in chain order, is running ``plan(cfg)`` (tested)."""
+    task = DAG_TASKS[task_id]
+    order = plan(cfg)
+    if task.stage not in order:
+        return False
+    return task.side == (task.stage in side_stages(order, cfg))
+
+
 def dag_edges() -> list[tuple[str, str]]:
-    """(upstream, downstream) task pairs of every stage a configuration can enable, in the
-    order their data allow (``plan`` over all stages): a chain, since the stages of a day
-    share the home's and the store's run locks and run one at a time. Every stage comes
-    after each stage that writes what it may read (tested); a disabled stage is skipped."""
-    names = _order(NAMES, None)
-    return list(itertools.pairwise(names))
+    """(upstream, downstream) task id pairs of the DAG's chain (``dag_tasks``)."""
+    return list(itertools.pairwise(t.task_id for t in dag_tasks()))
 
 
 def stage_argv(

@@ -1,8 +1,11 @@
 """
 ### crawl_dedup_daily: de-duplicate one crawl day, stage by stage
 
-`wait_for_crawl` → `fingerprint` → `bloom` → `candidates` → `similarity` → `publish` → `report`
-(plus `relevance_enabled` → `relevance` after `fingerprint` when `topics_library` is set).
+`wait_for_crawl` → `fingerprint` → `bloom` → `candidates` → `similarity` → `publish` →
+`commit` → `report`, then `relevance` when `topics_library` is set (after the day is
+committed and reported: its failure leaves the verdicts in place). With the experimental
+`cascade.cosine_weights = "tag_tfidf"` the relevance stage runs as `relevance_for_similarity`
+after `fingerprint` instead, since similarity reads its vectors.
 The crawl day is the day of the run's logical date (its data interval), and its run id
 names it: set *Logical date* to any time on the day; a UI trigger with the form's defaults
 processes **yesterday**. A **backfill** processes every day from its *From* date's day
@@ -26,7 +29,7 @@ from typing import Any
 from airflow.providers.apache.spark.operators.spark_submit import SparkSubmitOperator
 from airflow.sdk import DAG, Param, task
 
-from crawldedup.stage_registry import NAMES, dag_edges, stage
+from crawldedup.stage_registry import DAG_TASKS, DagTask, dag_edges, dag_tasks, stage
 from crawldedup_airflow.assets import VERDICTS
 from crawldedup_airflow.day import DAG_ID, WAIT_FOR, spark_conf, stage_args
 from crawldedup_airflow.params import knob_params
@@ -245,16 +248,19 @@ with DAG(
         "into its XCom, which every later task reads instead of the params.",
     )
 
-    # The edges come from the stages' declared data (crawldedup.stage_registry): a stage
-    # follows each stage that writes what it reads. An optional stage (relevance) sits
-    # behind a short-circuit task that asks the run's configuration; the stages after
-    # it run when it is skipped (trigger rule none_failed).
+    # The chain comes from the stages' declared data (crawldedup.stage_registry): a stage
+    # follows each stage that writes what it reads. An optional stage (relevance) has a
+    # task at each place it can take (before similarity when the cascade reads its
+    # vectors, else after the report), each behind a short-circuit task that asks the
+    # run's configuration whether the stage runs there; the task after a skipped one
+    # still runs (trigger rule none_failed).
     edges = dag_edges()
-    after_optional = {down for up, down in edges if stage(up).optional}
+    after_optional = {down for up, down in edges if stage(DAG_TASKS[up].stage).optional}
 
-    def spark_stage(name: str) -> SparkSubmitOperator:
+    def spark_stage(slot: DagTask) -> SparkSubmitOperator:
+        name = slot.stage
         return CrawlDayStage(
-            task_id=name,
+            task_id=slot.task_id,
             conn_id="spark_default",
             application=str(JOBS_DIR / f"{name}.py"),
             # A template that renders (natively) to the list --date D --home H --store URL
@@ -265,23 +271,30 @@ with DAG(
             conf=SPARK_CONF_TEMPLATE,
             py_files=PY_FILES,
             execution_timeout=timedelta(hours=4),
-            trigger_rule="none_failed" if name in after_optional else "all_success",
+            trigger_rule="none_failed" if slot.task_id in after_optional else "all_success",
             doc_md=stage(name).doc,
         )
 
-    def enabled_gate(name: str) -> Any:
+    def enabled_gate(slot: DagTask) -> Any:
+        where = (
+            "after the day is committed and reported, when no stage of the day reads it"
+            if slot.side
+            else "here, when a later stage of the day reads it"
+        )
+
         @task.short_circuit(
-            task_id=f"{name}_enabled",
+            task_id=f"{slot.task_id}_enabled",
             # Skips only the stage itself; the stages after it still run.
             ignore_downstream_trigger_rules=False,
-            doc_md=f"Skips the {name} stage (state skipped) unless the run's configuration "
-            "(the config file and the params) enables it, by the same test as the CLI's.",
+            doc_md=f"Skips the `{slot.task_id}` task (state skipped) unless the run's "
+            f"configuration (the config file and the params) runs the {slot.stage} stage "
+            f"{where}: the same test as the CLI's order.",
         )
         def gate(**context: Any) -> bool:
-            from crawldedup_airflow.tasks import stage_enabled
+            from crawldedup_airflow.tasks import task_runs
 
             log_crawl_day(context, logging.getLogger(__name__))
-            return stage_enabled(context, name, sensor_task_id=SENSOR_TASK_ID)  # type: ignore[arg-type]
+            return task_runs(context, slot.task_id, sensor_task_id=SENSOR_TASK_ID)  # type: ignore[arg-type]
 
         return gate()
 
@@ -335,13 +348,15 @@ with DAG(
         log_crawl_day(context, logging.getLogger(__name__))
         return report_and_gate(context, sensor_task_id=SENSOR_TASK_ID)  # type: ignore[arg-type]
 
-    tasks: dict[str, Any] = {name: spark_stage(name) for name in NAMES if stage(name).spark}
+    chain = dag_tasks()
+    tasks: dict[str, Any] = {t.task_id: spark_stage(t) for t in chain if stage(t.stage).spark}
     tasks["commit"], tasks["report"] = commit(), report()
-    gates = {name: enabled_gate(name) for name in NAMES if stage(name).optional}
+    gates = {t.task_id: enabled_gate(t) for t in chain if stage(t.stage).optional}
     for up, down in edges:
         tasks[up] >> (gates.get(down) or tasks[down])
-    for name, gate in gates.items():
-        gate >> tasks[name]
+    for task_id, gate in gates.items():
+        gate >> tasks[task_id]
     # Every stage waits for the sensor, which checks the day's folder and that the day
     # before is published: the Bloom filters must not be read before it is.
-    wait_for_crawl >> [gates.get(n) or tasks[n] for n in NAMES if not any(d == n for _, d in edges)]
+    first = chain[0].task_id
+    wait_for_crawl >> (gates.get(first) or tasks[first])

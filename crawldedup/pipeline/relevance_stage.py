@@ -1,4 +1,5 @@
-"""Topic relevance of the day's pages (docs/relevance.md), after the fingerprint stage.
+"""Topic relevance of the day's pages (docs/relevance.md), after the day's report (after the
+fingerprint stage when the cascade's cosine reads its vectors, see stage_registry.plan).
 
 Runs when ``relevance.library`` names a semantic library (or when the cascade's cosine
 uses tag-weighted vectors, ``cascade.cosine_weights = "tag_tfidf"``); otherwise it only

@@ -70,8 +70,8 @@ def root_cause(exc: BaseException) -> str:
 
 
 class StageFailed(RuntimeError):
-    def __init__(self, stage: str, cause: BaseException) -> None:
-        super().__init__(f"stage {stage} failed: {root_cause(cause)}")
+    def __init__(self, stage: str, cause: BaseException, note: str = "") -> None:
+        super().__init__(f"stage {stage} failed: {root_cause(cause)}{note}")
         self.stage = stage
 
 
@@ -181,7 +181,8 @@ def run_day(
     progress: Callable[[str], None] | None = None,
     stages: tuple[str, ...] = DEDUP_STAGES,
 ) -> dict[str, Any]:
-    """Run the given stages of one day in order; returns the last stage's result.
+    """Run the given stages of one day in order; returns the report stage's result when it
+    ran (side stages such as relevance run after it), else the last stage's.
 
     A stage run on its own whose day's earlier stages were run by other code (their
     ``code`` stamps differ, see ``crawldedup.code_version``: a deploy between two tasks)
@@ -189,6 +190,7 @@ def run_day(
     versions, and no task runs another stage's work.
     """
     result: dict[str, Any] = {}
+    report: dict[str, Any] | None = None
     stale = stale_earlier_stages(ctx, stages)
     if stale:
         raise StageFailed(
@@ -216,9 +218,14 @@ def run_day(
         except RerunRefused:
             raise  # a refusal, not a failure: the CLI exits 2 with its one line
         except Exception as exc:
-            raise StageFailed(stage, exc) from exc
+            # A side stage after the report: the day itself is done, say so.
+            done = "reported (dry run)" if ctx.dry_run else "committed and reported"
+            note = "" if report is None else f" ({ctx.day} is {done})"
+            raise StageFailed(stage, exc, note) from exc
+        if stage == "report":
+            report = result
         if progress is not None:
             line = summarize(stage, result)
             took = time.perf_counter() - t0
             progress(f"[{ctx.day}] {i}/{len(stages)} {stage:<11} {took:6.1f}s  {line}")
-    return result
+    return result if report is None else report

@@ -1,5 +1,5 @@
 """The Python tasks of a day: commit it (the verdicts' Asset event), report it (write the
-report, push its counts, apply the data-quality gate), and whether an optional stage runs."""
+report, push its counts, apply the data-quality gate), and whether an optional stage's task runs."""
 
 from __future__ import annotations
 
@@ -47,14 +47,15 @@ def _day_context(context: Context, sensor_task_id: str) -> DayContext:
     return ctx
 
 
-def stage_enabled(context: Context, name: str, sensor_task_id: str = "wait_for_crawl") -> bool:
-    """Whether the optional stage ``name`` runs under the run's configuration (the config
-    file and the params, as its tasks will see them): the same test as the CLI's."""
-    from crawldedup.stage_registry import stage
+def task_runs(context: Context, task_id: str, sensor_task_id: str = "wait_for_crawl") -> bool:
+    """Whether the DAG task ``task_id`` runs its optional stage under the run's configuration
+    (the config file and the params, as its tasks will see them): whether ``crawldedup run``
+    runs the stage at this task's place (``stage_registry.dag_task_runs``)."""
+    from crawldedup.stage_registry import dag_task_runs
 
     cfg = _day_context(context, sensor_task_id).cfg
-    on = stage(name).enabled(cfg)
-    log.info("stage %s %s under the run's configuration", name, "runs" if on else "is skipped")
+    on = dag_task_runs(task_id, cfg)
+    log.info("%s %s under the run's configuration", task_id, "runs" if on else "is skipped")
     return on
 
 

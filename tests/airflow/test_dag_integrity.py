@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from crawldedup.stage_registry import BY_NAME, NAMES, dag_edges
+from crawldedup.stage_registry import BY_NAME, DAG_TASKS, NAMES, dag_edges, dag_tasks
 from tests.airflow.conftest import DAGS, ROOT, airflow_env, run_child
 
 SPARK_STAGES = tuple(n for n in NAMES if BY_NAME[n].spark and not BY_NAME[n].optional)
@@ -157,21 +157,28 @@ def test_dag_settings(parsed: dict[str, Any]) -> None:
 
 def test_exact_task_edges(parsed: dict[str, Any]) -> None:
     """The DAG's edges are the registry's (crawldedup.stage_registry.dag_edges, derived from
-    the stages' declared data), the optional relevance stage behind its short-circuit, the
-    first stage behind the sensor."""
+    the stages' declared data), each task of the optional relevance stage (before
+    similarity for the tag-weighted cosine, after the report otherwise) behind its
+    short-circuit, the first stage behind the sensor."""
     edges = {(a, b) for a, t in parsed["tasks"].items() for b in t["downstream"]}
     declared = set(dag_edges())
-    via_gate = {(u, d) for u, d in declared if d == "relevance"}
-    expected = (declared - via_gate) | {(u, "relevance_enabled") for u, _ in via_gate}
-    expected |= {("relevance_enabled", "relevance"), ("wait_for_crawl", "fingerprint")}
+    gated = {t.task_id for t in dag_tasks() if BY_NAME[t.stage].optional}
+    assert gated == {"relevance_for_similarity", "relevance"}
+    expected = {(u, f"{d}_enabled" if d in gated else d) for u, d in declared}
+    expected |= {(f"{g}_enabled", g) for g in gated} | {("wait_for_crawl", "fingerprint")}
     assert edges == expected
-    # The stage after a skipped relevance still runs; the others need success.
+    # The stage after a skipped relevance task still runs; the others need success (the
+    # relevance task after the report is the DAG's leaf: a failed commit or report, or a
+    # failed relevance, fails the run).
     rules = {k: t["trigger_rule"] for k, t in parsed["tasks"].items()}
     assert rules["bloom"] == rules["report"] == "none_failed"
     assert rules["similarity"] == rules["commit"] == "all_success"
+    assert {rules[g] for g in gated} == {rules[f"{g}_enabled"] for g in gated} == {"all_success"}
+    assert [k for k, t in parsed["tasks"].items() if not t["downstream"]] == ["relevance"]
     types = {k: t["type"] for k, t in parsed["tasks"].items()}
-    assert types["relevance_enabled"] == "_ShortCircuitDecoratedOperator"
-    assert types["relevance"] == "CrawlDayStage"
+    for g in gated:
+        assert types[f"{g}_enabled"] == "_ShortCircuitDecoratedOperator"
+        assert types[g] == "CrawlDayStage"
     assert types["wait_for_crawl"] == "CrawlDaySensor"
     assert parsed["tasks"]["wait_for_crawl"]["mode"] == "reschedule"
     # SparkSubmitOperator whose log starts with the crawl day.
@@ -211,15 +218,16 @@ def test_spark_tasks_submit_the_jobs_with_the_rendered_day_and_params(
         assert all(o.startswith(("-XX:", "-Xlog:")) for o in rest), conf
 
 
-def test_relevance_task_submits_its_job_with_the_input(parsed: dict[str, Any]) -> None:
-    t = parsed["tasks"]["relevance"]
-    assert t["conn_id"] == "spark_default"
-    assert t["application"] == str(ROOT / "jobs" / "relevance.py")
-    args = parsed["rendered"]["relevance"]
-    assert args[:2] == ["--date", "2026-11-02"]
-    assert args[args.index("--input") + 1] == "/c/dt=2026-11-02"
-    # The default (empty) library adds no setting: the short-circuit skips the task anyway.
-    assert not any(a.startswith("relevance.library=") for a in args)
+def test_relevance_tasks_submit_the_relevance_job_with_the_input(parsed: dict[str, Any]) -> None:
+    for task_id in ("relevance_for_similarity", "relevance"):
+        t = parsed["tasks"][task_id]
+        assert t["conn_id"] == "spark_default"
+        assert t["application"] == str(ROOT / "jobs" / "relevance.py")
+        args = parsed["rendered"][task_id]
+        assert args[:2] == ["--date", "2026-11-02"]
+        assert args[args.index("--input") + 1] == "/c/dt=2026-11-02"
+        # The default (empty) library adds no setting: the short-circuit skips the task.
+        assert not any(a.startswith("relevance.library=") for a in args)
 
 
 def test_trigger_form_rejects_bad_params(parsed: dict[str, Any]) -> None:
@@ -286,15 +294,17 @@ def test_spark_default_alone_moves_every_stage_to_a_cluster(tmp_path: Path) -> N
         AIRFLOW_CONN_SPARK_DEFAULT=json.dumps(cluster_conn),
         CRAWLDEDUP_PY_FILES="/opt/dist/crawldedup-1.0.zip",
     )
-    assert set(local) == set(on_cluster) == {*SPARK_STAGES, "relevance"}
-    for stage, cmd in on_cluster.items():
-        assert _flag(local[stage], "--master") == "local[*]", local[stage]
+    relevance = {"relevance_for_similarity", "relevance"}
+    assert set(local) == set(on_cluster) == {*SPARK_STAGES, *relevance}
+    for task_id, cmd in on_cluster.items():
+        stage = DAG_TASKS[task_id].stage
+        assert _flag(local[task_id], "--master") == "local[*]", local[task_id]
         assert _flag(cmd, "--master") == "spark://10.1.2.3:7077", cmd
         assert _flag(cmd, "--py-files") == "/opt/dist/crawldedup-1.0.zip", cmd
-        assert _flag(local[stage], "--py-files") is None, local[stage]
+        assert _flag(local[task_id], "--py-files") is None, local[task_id]
         assert _flag(cmd, "--name") == f"crawldedup-{stage}"
         # The rest of the command (job, day, store, conf) does not depend on the cluster.
         job = str(ROOT / "jobs" / f"{stage}.py")
-        assert cmd[cmd.index(job) :] == local[stage][local[stage].index(job) :]
+        assert cmd[cmd.index(job) :] == local[task_id][local[task_id].index(job) :]
         assert cmd[cmd.index(job) + 1 : cmd.index(job) + 3] == ["--date", "2026-11-02"]
-        assert _flag(cmd, "--conf") == _flag(local[stage], "--conf")
+        assert _flag(cmd, "--conf") == _flag(local[task_id], "--conf")

@@ -1,6 +1,7 @@
 """A day stopped between its first publish write and its commit is marked incomplete in
 the store: readers and later days refuse it with one line, and a rerun completes it. A
-stage run on its own after a deploy fails in one line instead of mixing two versions."""
+stage run on its own after a deploy fails in one line instead of mixing two versions. A
+side stage (relevance) that fails leaves the day committed and reported."""
 
 from __future__ import annotations
 
@@ -16,6 +17,8 @@ from crawldedup.pipeline.context import DayContext
 from crawldedup.pipeline.stages import run_day
 from crawldedup.stage_registry import DEDUP_STAGES
 from tests.spark.test_stages import ARTICLE, OTHER, rec, verdicts, write_day
+
+LIBRARY = Path(__file__).resolve().parents[2] / "config" / "topics.example.yaml"
 
 
 @pytest.mark.exhaustive  # make test-all: a slow scenario (30-60 s)
@@ -128,3 +131,64 @@ def test_a_day_with_nothing_to_judge_runs_no_spark_job_after_fingerprint(
     run_day(spark, rerun)
     assert "nothing_to_judge" not in rerun.read_stats("publish")
     assert verdicts(rerun) == {}
+
+
+def test_a_failed_relevance_stage_leaves_the_day_committed_and_reported(
+    spark: Any, tmp_path: Path
+) -> None:
+    """Under the default cosine no stage of the day reads the relevance stage's output, so
+    it runs after commit and report: a real failure there (a topic library that is not
+    valid YAML, which the stage reads on the driver) leaves the day's verdicts committed
+    and its report written. Under the tag-weighted cosine similarity reads its vectors,
+    and the same failure stops the day before anything is published."""
+    from crawldedup.day_state import incomplete_days, published_with
+    from crawldedup.pipeline.stages import StageFailed
+    from crawldedup.stage_registry import plan
+    from crawldedup.store import open_store
+
+    broken = tmp_path / "topics.yaml"
+    broken.write_text("topics: [football\n")  # an unclosed list
+    day = "2026-11-01"
+    folder = write_day(
+        tmp_path / "in",
+        day,
+        [
+            rec("orig", ARTICLE, "2026-11-01T01:00:00Z", "网页判重方法"),
+            rec("copy", ARTICLE + "版权所有。", "2026-11-01T02:00:00Z", "乙"),
+        ],
+    )
+    knobs = {"spark.shuffle_partitions": 4, "bloom.capacity_docs": 1000}
+    cfg = Config().replace(**knobs, **{"relevance.library": str(broken)})
+    ctx = DayContext(day=day, home=tmp_path / "home", cfg=cfg, input_dir=folder)
+    lines: list[str] = []
+    with pytest.raises(StageFailed) as failed:
+        run_day(spark, ctx, lines.append, stages=plan(cfg))
+    assert failed.value.stage == "relevance"
+    assert f"{day} is committed and reported" in str(failed.value), failed.value
+    assert [line.split()[2] for line in lines] == list(plan(cfg)[:-1]), lines
+    with open_store(ctx.store) as store:
+        assert incomplete_days(store) == []
+        committed = published_with(store, day)
+    assert committed is not None and committed["documents"] == 2
+    assert (ctx.work / "report.json").is_file()
+    assert verdicts(ctx)["copy"]["duplicate_of"] == "orig"
+
+    # The library fixed, the stage runs on its own over the committed day.
+    broken.write_text(LIBRARY.read_text(encoding="utf-8"), encoding="utf-8")
+    stats = run_day(spark, ctx, stages=("relevance",))
+    assert stats["pages"] == 2 and set(stats["topics"]) >= {"football"}
+
+    # Under the tag-weighted cosine the day needs the stage's vectors: nothing published.
+    broken.write_text("topics: [football\n")
+    tag = DayContext(
+        day=day,
+        home=tmp_path / "tag-home",
+        cfg=cfg.replace(**{"cascade.cosine_weights": "tag_tfidf"}),
+        input_dir=folder,
+    )
+    with pytest.raises(StageFailed, match="stage relevance failed") as stopped:
+        run_day(spark, tag, stages=plan(tag.cfg))
+    assert "committed" not in str(stopped.value)
+    with open_store(tag.store) as store:
+        assert published_with(store, day) is None
+    assert not (tag.work / "decisions").exists()

@@ -15,9 +15,13 @@ from crawldedup.stage_registry import (
     STAGES,
     _producers,
     dag_edges,
+    dag_task_runs,
+    dag_tasks,
     plan,
+    side_stages,
     stage,
     stage_argv,
+    upstream,
 )
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -34,7 +38,15 @@ CONFIGS = {
     "default": Config(),
     "topic library": _with("relevance", library="config/topics.example.yaml"),
     "tag_tfidf cosine": _with("cascade", cosine_weights="tag_tfidf"),
+    "topic library and tag_tfidf cosine": dataclasses.replace(
+        _with("cascade", cosine_weights="tag_tfidf"),
+        relevance=_with("relevance", library="config/topics.example.yaml").relevance,
+    ),
     "seed profile": _with("cascade", profile="seed"),
+    "seed profile and topic library": dataclasses.replace(
+        _with("cascade", profile="seed"),
+        relevance=_with("relevance", library="config/topics.example.yaml").relevance,
+    ),
 }
 
 
@@ -85,22 +97,47 @@ def _reachable(edges: list[tuple[str, str]], start: str) -> set[str]:
 
 def test_the_dag_edges_allow_exactly_the_cli_order_for_every_configuration() -> None:
     edges = dag_edges()
-    names = {n for e in edges for n in e}
-    assert names == set(NAMES)
+    tasks = dag_tasks()
+    ids = [t.task_id for t in tasks]
+    assert {n for e in edges for n in e} == set(ids) and len(set(ids)) == len(ids)
+    assert {t.stage for t in tasks} == set(NAMES)
     # One chain: a day's stages share the home's and the store's run locks.
-    assert len(edges) == len(NAMES) - 1 and len({u for u, _ in edges}) == len(edges)
+    assert len(edges) == len(ids) - 1
+    assert len({u for u, _ in edges}) == len({d for _, d in edges}) == len(edges)
     for label, cfg in CONFIGS.items():
         order = plan(cfg)
-        # The CLI's order is a topological order of the DAG's tasks that run.
-        for up, down in edges:
-            if up in order and down in order:
-                assert order.index(up) < order.index(down), (label, up, down)
+        # The tasks that run under this configuration, in chain order, run the CLI's order.
+        running = [t for t in tasks if dag_task_runs(t.task_id, cfg)]
+        assert tuple(t.stage for t in running) == order, label
         # Whatever a stage reads under this configuration is upstream of it in the DAG.
         made = _producers()
-        for s in order:
-            for d in stage(s).reads(cfg):
+        task_of = {t.stage: t.task_id for t in running}
+        for t in running:
+            for d in stage(t.stage).reads(cfg):
                 if d in made:
-                    assert s in _reachable(edges, made[d]), (label, s, d)
+                    assert t.task_id in _reachable(edges, task_of[made[d]]), (label, t, d)
+
+
+def test_relevance_runs_after_the_day_unless_the_cascade_reads_its_vectors() -> None:
+    """A relevance failure must not hold back the day's verdicts: the stage follows commit
+    and report when no stage of the day reads its output; under the tag-weighted cosine,
+    similarity reads its vectors and it runs before, in the CLI and in the DAG."""
+    for label in ("topic library", "topic library and tag_tfidf cosine", "tag_tfidf cosine"):
+        order = plan(CONFIGS[label])
+        tag = "tag_tfidf" in label
+        if tag:
+            assert order.index("relevance") < order.index("similarity"), label
+            assert upstream("similarity", CONFIGS[label])[:2] == ("fingerprint", "relevance")
+        else:
+            assert order[-3:] == ("commit", "report", "relevance"), label
+        assert side_stages(order, CONFIGS[label]) == (frozenset() if tag else {"relevance"})
+        runs = [t.task_id for t in dag_tasks() if dag_task_runs(t.task_id, CONFIGS[label])]
+        assert ("relevance_for_similarity" if tag else "relevance") in runs, label
+    chain = [t.task_id for t in dag_tasks()]
+    assert chain.index("relevance_for_similarity") < chain.index("similarity")
+    assert chain.index("report") < chain.index("relevance") == len(chain) - 1
+    # The day's own stages never wait for a side stage.
+    assert "relevance" not in upstream("report", CONFIGS["topic library"])
 
 
 def test_runners_cli_choices_and_job_files_follow_the_registry() -> None:
@@ -138,8 +175,6 @@ def test_stage_argv_adds_input_only_where_the_stage_reads_it() -> None:
 def test_a_stage_checks_the_code_stamps_of_what_it_reads_only() -> None:
     """A stage run on its own compares the code stamps of the stages it reads from:
     bloom (earlier days only) does not wait for, nor check, fingerprint."""
-    from crawldedup.stage_registry import upstream
-
     assert upstream("fingerprint", Config()) == upstream("bloom", Config()) == ()
     assert upstream("candidates", Config()) == ("fingerprint", "bloom")
     assert "relevance" in upstream("similarity", CONFIGS["tag_tfidf cosine"])
