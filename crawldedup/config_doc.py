@@ -75,7 +75,7 @@ The DAG's gate params (`max_quarantined_share`, `duplicate_rate_tolerance`,
 - **What counts as a copy** (default profile `shingles`): `cascade.min_jaccard`,
   `cascade.min_containment` and the four `short_*` bars; the `[seed]` knobs act only with
   `cascade.profile = "seed"`. How the defaults were chosen:
-  [benchmarks.md](benchmarks.md#reading-the-real-text-tables).
+  [benchmarks.md](benchmarks.md#beside-every-peer-per-kind-and-per-hard-negative-family).
 - **Where candidates come from**: `cascade.rules` (which keys), `lsh.*` (how likely a
   changed copy shares a band), `simhash.*`, `boilerplate.*`.
 - **Cost at scale**: `bloom.capacity_docs` (size it to the index), `bloom.scan_splits` and
