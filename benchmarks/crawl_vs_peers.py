@@ -59,8 +59,10 @@ import argparse
 import bisect
 import contextlib
 import ctypes
+import datetime as dt
 import json
 import os
+import random
 import re
 import shutil
 import signal
@@ -77,7 +79,11 @@ import psutil
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
+from filler_index import load_fillers  # noqa: E402
 from realtext_quality import crawldedup_bin, load_jsonl, score  # noqa: E402
+
+from crawldedup.config import Config  # noqa: E402
+from crawldedup.store import open_store  # noqa: E402
 
 CPU_FIELDS = ("wall", "cpu", "cpu_wait4", "cpu_unreaped", "cpu_child_only", "cpu_sampled")
 TOOLS = ("crawldedup", "crawldedup-conf", "datasketch", "fast", "mllib")
@@ -276,14 +282,6 @@ def preload_index(exe: str, home: Path, first_day: str, count: int) -> float:
     """Untimed: ``count`` filler documents of the day before ``first_day`` written into
     the home's store (benchmarks/filler_index.py), and the Bloom blocks that earlier
     days' runs would have left (``stage bloom --rebuild-blocks``). Returns seconds."""
-    import datetime as dt
-    import random
-
-    from filler_index import load_fillers
-
-    from crawldedup.config import Config
-    from crawldedup.store import open_store
-
     t0 = time.perf_counter()
     home.mkdir(parents=True)
     before = (dt.date.fromisoformat(first_day) - dt.timedelta(days=1)).isoformat()

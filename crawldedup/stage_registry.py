@@ -288,11 +288,10 @@ class DagTask:
     """The place of the stage as a side stage, after the day is committed and reported."""
 
 
-def _read_by(name: str) -> str | None:
-    """The first stage, in the order of every possible read, that may read what ``name``
-    writes; None when no stage ever does."""
+def _read_by(name: str, order: Sequence[str]) -> str | None:
+    """The first stage in ``order`` (that of every possible read) that may read what
+    ``name`` writes; None when no stage ever does."""
     writes = set(stage(name).writes)
-    order = _order(NAMES, None)
     return next((n for n in order if n != name and writes & set(stage(n).reads(None))), None)
 
 
@@ -303,8 +302,9 @@ def dag_tasks() -> tuple[DagTask, ...]:
     since the stages of a day share the home's and the store's run locks and run one at
     a time."""
     tasks: list[DagTask] = []
-    for name in _order(NAMES, None):
-        reader = _read_by(name)
+    order = _order(NAMES, None)
+    for name in order:
+        reader = _read_by(name, order)
         if not stage(name).optional:
             tasks.append(DagTask(name, name, side=False))
         elif reader is not None:
