@@ -35,6 +35,7 @@ from crawldedup.pipeline.bloom_stage import (
 )
 from crawldedup.pipeline.context import DayContext, timed
 from crawldedup.pipeline.store_batches import in_batches, store_batches, tuple_batches
+from crawldedup.pipeline.work_files import read_work
 from crawldedup.rules import Rule, enabled
 from crawldedup.store import Store
 from crawldedup.store.schema import parse_posting, posting_doc_id, posting_simhash
@@ -361,7 +362,7 @@ def run(spark: SparkSession, ctx: DayContext) -> dict[str, Any]:
     stats: dict[str, Any] = {}
     sc = spark.sparkContext
     with timed(stats):
-        docs = spark.read.parquet(ctx.path("docs"))
+        docs = read_work(spark, ctx.path("docs"))
         keys = explode_keys(docs, enabled(cfg.cascade.rules))
         counters = {
             n: sc.accumulator(0)
@@ -369,7 +370,7 @@ def run(spark: SparkSession, ctx: DayContext) -> dict[str, Any]:
         }
         lookups, release = probe_earlier_days(spark, ctx, keys, counters)
         lookups.write.mode("overwrite").parquet(ctx.path("lookups"))
-        looked = spark.read.parquet(ctx.path("lookups"))
+        looked = read_work(spark, ctx.path("lookups"))
         earlier = looked.filter(F.col("cand_id").isNotNull()).select(
             *schemas.CANDIDATES.fieldNames()
         )
@@ -377,7 +378,7 @@ def run(spark: SparkSession, ctx: DayContext) -> dict[str, Any]:
         same_day = same_day_pairs(ranked, cap, ctx.day, cfg.simhash.max_distance)
         cands = earliest_per_rule(earlier.unionByName(same_day), cap)
         cands.write.mode("overwrite").parquet(ctx.path("candidates"))
-        written = spark.read.parquet(ctx.path("candidates"))
+        written = read_work(spark, ctx.path("candidates"))
         stats["candidates"] = {
             r["rule"]: r["count"] for r in written.groupBy("rule").count().collect()
         }

@@ -14,6 +14,8 @@ from __future__ import annotations
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
+from crawldedup.pipeline.work_files import read_work
+
 
 class ComponentsDidNotConverge(RuntimeError):
     pass
@@ -40,7 +42,7 @@ def connected_components(
         new = labels.unionByName(offered).groupBy("id").agg(F.min("label").alias("label"))
         path = f"{work}/round={n}"
         new.write.mode("overwrite").parquet(path)
-        new = spark.read.parquet(path)
+        new = read_work(spark, path)
         changed = (
             new.alias("n")
             .join(labels.alias("o"), "id")

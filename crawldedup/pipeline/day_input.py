@@ -1,19 +1,25 @@
 """The day's files read into documents and quarantine entries, fingerprinted on the way.
 
 One task per input file. A task parses, extracts and fingerprints its file's records
-in Python and hands them to the JVM as Arrow record batches (``mapInArrow``): no
-per-row pickling, and the parsed day is cached once, columnar, for both outputs. A
-record or file that cannot be read is a quarantine row, never a failed day; only a
-failure of the machine or the install fails the run.
+in Python, writes its documents' wide columns (texts, term vectors, sketches) to
+``work/dt=D/parsed/part-NNNNN.parquet`` itself, and hands the JVM as Arrow record
+batches (``mapInArrow``) only what the day-wide steps need: ids and places (repeated
+ids), hosts and line keys (boilerplate), and the quarantine rows. The JVM never
+carries a page's text. A record or file that cannot be read is a quarantine row,
+never a failed day; only a failure of the machine or the install fails the run.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass
+from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql.pandas.types import to_arrow_schema
@@ -29,7 +35,7 @@ from crawldedup.ingest.readers import (
 )
 from crawldedup.ingest.records import Quarantined, prepare
 from crawldedup.pipeline import schemas
-from crawldedup.pipeline.duplicate_ids import split_duplicate_ids
+from crawldedup.pipeline.duplicate_ids import Repeats, split_duplicate_ids
 
 # Every parsed record, document or quarantined: documents' fields, then the
 # quarantine's reason and detail (null for documents), and the kind ("d" or "q").
@@ -45,6 +51,13 @@ PARSED = StructType(
     [StructField("kind", StringType(), False)]
     + [StructField(f.name, f.dataType, True) for f in schemas.DOCS.fields + _Q_ONLY]
     + _PAGE
+)
+# What a parse task writes of its documents: work/docs' columns and the page columns.
+WIDE_COLUMNS = [n for n in schemas.DOCS.fieldNames() if n != "raw"] + PAGE_COLUMNS
+# What it hands the JVM of every row: the day-wide steps' columns and the quarantine's.
+_NARROW_NAMES = ["kind", "id", "source", "position", "has_fetched_at", "host", "line_keys"]
+NARROW = StructType(
+    [PARSED[n] for n in _NARROW_NAMES] + [PARSED[f.name] for f in _Q_ONLY] + [PARSED["raw"]]
 )
 BATCH_ROWS = 1000
 RAW_KEY = "_raw"  # a document row's raw record, in Python only
@@ -130,19 +143,59 @@ def _to_batch(rows: list[dict[str, Any]], schema: pa.Schema) -> pa.RecordBatch:
     return pa.RecordBatch.from_pylist(safe, schema=schema)
 
 
+def part_file(folder: str | Path, index: int) -> Path:
+    """Part ``index`` of a folder the stages' Python tasks write, one per input file."""
+    return Path(folder) / f"part-{index:05d}.parquet"
+
+
+class PartWriter:
+    """One Parquet part file written by a task: under a hidden name (which Spark's
+    readers skip) until ``close()`` renames it, so a retried or speculative task
+    replaces the whole file and no reader sees half of one."""
+
+    def __init__(self, path: Path, schema: pa.Schema) -> None:
+        self.path = path
+        self._tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        self._writer = pq.ParquetWriter(self._tmp, schema, use_dictionary=False)
+
+    def write(self, batch: pa.RecordBatch) -> None:
+        if batch.num_rows:
+            self._writer.write_batch(batch)
+
+    def close(self) -> None:
+        self._writer.close()
+        os.replace(self._tmp, self.path)
+
+
+def _file_batches(path: str, cfg: Config, day: str, schema: pa.Schema) -> Iterator[pa.RecordBatch]:
+    rows: list[dict[str, Any]] = []
+    for row in _prepare_file(path, cfg, day):
+        rows.append(row)
+        if len(rows) >= BATCH_ROWS:
+            yield _to_batch(rows, schema)
+            rows = []
+    if rows:
+        yield _to_batch(rows, schema)
+
+
 def _prepare_batches(
-    batches: Iterator[pa.RecordBatch], cfg: Config, day: str, schema: pa.Schema
+    batches: Iterator[pa.RecordBatch], cfg: Config, day: str, parsed_dir: str
 ) -> Iterator[pa.RecordBatch]:
+    """Each input file's parse: its documents' wide columns to its part file in
+    ``parsed_dir``, every row's narrow columns (``NARROW``) to the JVM."""
+    schema = to_arrow_schema(PARSED)
+    wide = pa.schema([schema.field(n) for n in WIDE_COLUMNS])
+    narrow = [f.name for f in NARROW.fields]
     for batch in batches:
-        for path in batch.column("path").to_pylist():
-            rows: list[dict[str, Any]] = []
-            for row in _prepare_file(path, cfg, day):
-                rows.append(row)
-                if len(rows) >= BATCH_ROWS:
-                    yield _to_batch(rows, schema)
-                    rows = []
-            if rows:
-                yield _to_batch(rows, schema)
+        for index, path in zip(
+            batch.column("i").to_pylist(), batch.column("path").to_pylist(), strict=True
+        ):
+            out = PartWriter(part_file(parsed_dir, index), wide)
+            for parsed in _file_batches(path, cfg, day, schema):
+                documents = parsed.filter(pc.equal(parsed.column("kind"), "d"))
+                out.write(documents.select(WIDE_COLUMNS))
+                yield parsed.select(narrow)
+            out.close()
 
 
 @dataclass
@@ -155,6 +208,7 @@ class DayParse:
     documents: int
     missing_fetched_at: int
     quarantined_by_reason: dict[str, int]
+    repeats: Repeats
     _cached: list[DataFrame]
 
     @property
@@ -167,18 +221,26 @@ class DayParse:
             frame.unpersist()
 
 
-def read_and_fingerprint(spark: SparkSession, files: list[str], cfg: Config, day: str) -> DayParse:
+def read_and_fingerprint(
+    spark: SparkSession, files: list[str], cfg: Config, day: str, parsed_dir: str
+) -> DayParse:
     """The given files read, fingerprinted and split; one task per file.
 
-    The documents have one record per id (``split_duplicate_ids``: the repeats join the
-    quarantine) and carry ``PAGE_COLUMNS`` for the boilerplate pass. The parse is cached
-    so that HTML extraction and fingerprinting run once for both outputs and the counts;
-    the caller calls ``release()`` when both are written.
+    File i's documents' wide columns go to ``part_file(parsed_dir, i)`` (all its
+    documents, repeated ids included). The returned documents are the narrow rows, one
+    per id (``split_duplicate_ids``: the repeats join the quarantine), with the hosts and
+    line keys the boilerplate pass counts. The narrow parse is cached so that parsing
+    runs once for both outputs and the counts; the caller calls ``release()`` when both
+    are written.
     """
     sc = spark.sparkContext
-    paths = spark.createDataFrame(sc.parallelize([(f,) for f in files], len(files)), "path string")
-    schema = to_arrow_schema(PARSED)
-    parsed = paths.mapInArrow(lambda it: _prepare_batches(it, cfg, day, schema), PARSED).persist()
+    Path(parsed_dir).mkdir(parents=True, exist_ok=True)
+    paths = spark.createDataFrame(
+        sc.parallelize(list(enumerate(files)), len(files)), "i int, path string"
+    )
+    parsed = paths.mapInArrow(
+        lambda it: _prepare_batches(it, cfg, day, parsed_dir), NARROW
+    ).persist()
     # The first job parses the day into the cache and counts it.
     tally = (
         parsed.groupBy("kind", "reason")
@@ -188,7 +250,7 @@ def read_and_fingerprint(spark: SparkSession, files: list[str], cfg: Config, day
         )
         .collect()
     )
-    docs = parsed.filter(F.col("kind") == "d").select(*schemas.DOCS.fieldNames(), *PAGE_COLUMNS)
+    docs = parsed.filter(F.col("kind") == "d").select(*_NARROW_NAMES[1:])
     quarantined = parsed.filter(F.col("kind") == "q").select(*schemas.QUARANTINE.fieldNames())
     docs, quarantined, repeats = split_duplicate_ids(docs, quarantined, cfg.limits.max_record_bytes)
     by_reason = {r["reason"]: int(r["n"]) for r in tally if r["kind"] == "q"}
@@ -201,5 +263,6 @@ def read_and_fingerprint(spark: SparkSession, files: list[str], cfg: Config, day
         documents=sum(int(r["n"]) for r in parsed_docs) - repeats.count,
         missing_fetched_at=sum(int(r["missing"]) for r in parsed_docs) - repeats.missing_fetched_at,
         quarantined_by_reason=by_reason,
+        repeats=repeats,
         _cached=[repeats.rows, parsed],
     )

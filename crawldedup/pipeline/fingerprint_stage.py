@@ -20,9 +20,10 @@ from pyspark.sql.pandas.types import to_arrow_schema
 from crawldedup.ingest.readers import select_input_files
 from crawldedup.pipeline import schemas
 from crawldedup.pipeline.context import DayContext, timed
-from crawldedup.pipeline.day_input import PAGE_COLUMNS, read_and_fingerprint
+from crawldedup.pipeline.day_documents import write_documents
+from crawldedup.pipeline.day_input import read_and_fingerprint
 from crawldedup.pipeline.quarantine_files import write_empty_quarantine, write_quarantine
-from crawldedup.pipeline.site_boilerplate import forget_line_counts, remove_boilerplate
+from crawldedup.pipeline.site_boilerplate import forget_line_counts, learn_boilerplate
 
 
 def _write_no_documents(folder: Path) -> None:
@@ -37,13 +38,21 @@ def _write_no_documents(folder: Path) -> None:
 def _fingerprint_files(spark: SparkSession, ctx: DayContext, files: list[str]) -> dict[str, Any]:
     """Read, fingerprint and write the day's documents and quarantine; their counts."""
     stats: dict[str, Any] = {}
-    day = read_and_fingerprint(spark, files, ctx.cfg, ctx.day)
-    docs = day.docs
+    parsed_dir = ctx.path("parsed")
+    shutil.rmtree(parsed_dir, ignore_errors=True)
+    day = read_and_fingerprint(spark, files, ctx.cfg, ctx.day, parsed_dir)
+    boiler: dict[str, frozenset[str]] = {}
     if ctx.cfg.boilerplate.enabled:
-        docs, stats["boilerplate"] = remove_boilerplate(spark, ctx, docs)
-    docs.drop("raw", *PAGE_COLUMNS).write.mode("overwrite").parquet(ctx.path("docs"))
+        boiler, stats["boilerplate"] = learn_boilerplate(spark, ctx, day.docs)
+    repeats = day.repeats.rows if day.repeats.count else None
+    write_documents(
+        spark, ctx.cfg, files, parsed_dir, ctx.path("docs"), repeats, ctx.path("repeats"), boiler
+    )
     write_quarantine(day.quarantined, ctx.quarantine_dir)
     day.release()
+    # The parse's part files hold every page's text: gone once work/docs is written.
+    shutil.rmtree(parsed_dir, ignore_errors=True)
+    shutil.rmtree(ctx.path("repeats"), ignore_errors=True)
     stats["documents"] = day.documents
     stats["missing_fetched_at"] = day.missing_fetched_at
     stats["quarantined"] = day.quarantined_by_reason

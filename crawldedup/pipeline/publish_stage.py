@@ -25,6 +25,7 @@ from crawldedup.pipeline.candidates_stage import explode_keys, key_hash, rank_wi
 from crawldedup.pipeline.components import connected_components
 from crawldedup.pipeline.context import DayContext, timed
 from crawldedup.pipeline.store_batches import store_batches, write_partitions
+from crawldedup.pipeline.work_files import read_work
 from crawldedup.rules import RULES, Rule, enabled
 from crawldedup.store import Store, StoreStats, open_store
 from crawldedup.store.schema import (
@@ -140,7 +141,7 @@ def _resolve_groups_in_spark(
 
     earlier = spark.createDataFrame(targets.rdd.mapPartitions(lookup), EARLIER)
     earlier.write.mode("overwrite").parquet(ctx.path("groups_earlier"))
-    earlier = spark.read.parquet(ctx.path("groups_earlier"))
+    earlier = read_work(spark, ctx.path("groups_earlier"))
     edges = dups.select(F.col("id").alias("a"), F.col("target").alias("b")).unionByName(
         earlier.filter(F.col("t") != F.col("g")).select(
             F.col("t").alias("a"), F.col("g").alias("b")
@@ -356,12 +357,12 @@ def run(spark: SparkSession, ctx: DayContext) -> dict[str, Any]:
     cfg = ctx.cfg
     stats: dict[str, Any] = {}
     with timed(stats):
-        docs = spark.read.parquet(ctx.path("docs"))
-        decisions = spark.read.parquet(ctx.path("decisions"))
+        docs = read_work(spark, ctx.path("docs"))
+        decisions = read_work(spark, ctx.path("decisions"))
         group_map, canon_cells = resolve_groups(spark, ctx, docs, decisions)
         canon_cells.write.mode("overwrite").parquet(ctx.path("canon_cells"))
         group_map.write.mode("overwrite").parquet(ctx.path("groups"))
-        group_map = spark.read.parquet(ctx.path("groups"))
+        group_map = read_work(spark, ctx.path("groups"))
         # The canonical of a group gets a membership cell too, so a group row lists all
         # (canonicals of earlier days got theirs on their own day).
         canon = (
@@ -383,11 +384,11 @@ def run(spark: SparkSession, ctx: DayContext) -> dict[str, Any]:
             mark_incomplete(store, day)  # removed by the report stage, last
         stats["retracted_rows"] = retract_previous_run(spark, ctx, docs)
         rules = enabled(cfg.cascade.rules)
-        lookups = spark.read.parquet(ctx.path("lookups"))
+        lookups = read_work(spark, ctx.path("lookups"))
         postings_to_write(docs, lookups, rules, cfg.limits.max_postings_per_key).write.mode(
             "overwrite"
         ).parquet(ctx.path("postings"))  # computed once, read by the Bloom blocks and the puts
-        postings = spark.read.parquet(ctx.path("postings"))
+        postings = read_work(spark, ctx.path("postings"))
         if cfg.bloom.source == "blocks":
             # Before the postings: a block may hold keys the index lacks, never the reverse.
             stats["bloom_keys_added"] = add_day_keys(ctx, postings)
@@ -416,14 +417,14 @@ def run(spark: SparkSession, ctx: DayContext) -> dict[str, Any]:
             path = ctx.work / folder
             if cfg.boilerplate.enabled and path.exists():
                 write_partitions(
-                    spark.read.parquet(str(path)),
+                    read_work(spark, str(path)),
                     store_url,
                     batch,
                     lambda s, b, put=put: put(s, b, day),  # type: ignore[misc]
                     counters,
                     key_order=(order,),
                 )
-        canon_rows = spark.read.parquet(ctx.path("canon_cells"))
+        canon_rows = read_work(spark, ctx.path("canon_cells"))
         # Left out of stats["store"] (it never counted them): a few cells a day.
         write_partitions(canon_rows, store_url, batch, _put_canon_cells)
         stats["store"] = {n: a.value for n, a in counters.items()}

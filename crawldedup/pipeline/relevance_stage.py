@@ -34,6 +34,7 @@ from pyspark.sql import functions as F
 from crawldedup.core.tokenize import terms
 from crawldedup.ingest.readers import list_input_files, read_file
 from crawldedup.pipeline.context import DayContext, timed
+from crawldedup.pipeline.work_files import read_work
 from crawldedup.relevance.library import load_library
 from crawldedup.relevance.links import LinkCandidate, rank_links
 from crawldedup.relevance.page import Page, split_html, split_plain
@@ -287,7 +288,7 @@ def run(spark: SparkSession, ctx: DayContext) -> dict[str, Any]:
             sc.parallelize(files, max(1, len(files))).flatMap(lambda f: _raw_pages(f, max_bytes)),
             RAW,
         )
-        docs = spark.read.parquet(ctx.path("docs")).select(
+        docs = read_work(spark, ctx.path("docs")).select(
             "id", "source", "position", "url", "title", "tf"
         )
         joined = docs.join(raw, ["source", "position"], "left")
@@ -295,7 +296,7 @@ def run(spark: SparkSession, ctx: DayContext) -> dict[str, Any]:
         spark.createDataFrame(pages_rdd, PAGES).write.mode("overwrite").parquet(
             ctx.path("relevance/pages")
         )
-        pages = spark.read.parquet(ctx.path("relevance/pages"))
+        pages = read_work(spark, ctx.path("relevance/pages"))
         n_today = pages.count()
         n_docs = _docs_so_far(ctx, n_today)
         keys = pages.select(F.explode("df_keys").alias("key")).groupBy("key").count()
@@ -326,8 +327,8 @@ def run(spark: SparkSession, ctx: DayContext) -> dict[str, Any]:
                 ctx.path("relevance/links")
             )
             out.unpersist()
-            scores = spark.read.parquet(ctx.path("relevance/scores"))
-            links = spark.read.parquet(ctx.path("relevance/links"))
+            scores = read_work(spark, ctx.path("relevance/scores"))
+            links = read_work(spark, ctx.path("relevance/links"))
             per_topic = {
                 r["topic"]: {"relevant": r["relevant"], "pages": r["pages"]}
                 for r in scores.groupBy("topic")
@@ -346,7 +347,7 @@ def run(spark: SparkSession, ctx: DayContext) -> dict[str, Any]:
             spark.createDataFrame(tv, TAGVEC).write.mode("overwrite").parquet(
                 ctx.path("relevance/tagvec")
             )
-            tagvec = spark.read.parquet(ctx.path("relevance/tagvec"))
+            tagvec = read_work(spark, ctx.path("relevance/tagvec"))
             stats["tag_vectors"] = tagvec.count()
         if not ctx.dry_run:
             _write_store(ctx, scores, links, tagvec)

@@ -30,6 +30,7 @@ from crawldedup.pipeline.decisions import decide_all
 from crawldedup.pipeline.edition_groups import part_editions
 from crawldedup.pipeline.pair_scoring import score_id_batches, score_pairs
 from crawldedup.pipeline.store_batches import store_batches
+from crawldedup.pipeline.work_files import read_work
 from crawldedup.rules import Rule
 from crawldedup.store import Store
 
@@ -125,7 +126,7 @@ def type_duplicates(
     spark: SparkSession, ctx: DayContext, decisions: DataFrame, counters: dict[str, Any]
 ) -> DataFrame:
     """(id, type) of every duplicate: full, content, partial or near (docs/algorithm.md)."""
-    docs = spark.read.parquet(ctx.path("docs")).select("id", "tf", "raw_md5", "content_key")
+    docs = read_work(spark, ctx.path("docs")).select("id", "tf", "raw_md5", "content_key")
     targets = docs.select(
         F.col("id").alias("duplicate_of"),
         F.col("tf").alias("t_tf"),
@@ -187,13 +188,13 @@ def scores_with_cosine(
 ) -> None:
     """work/scores with the cosine: both sides' term vectors joined to every pair."""
     cfg = ctx.cfg
-    docs = spark.read.parquet(ctx.path("docs")).select(
+    docs = read_work(spark, ctx.path("docs")).select(
         "id", "tf", "simhash", "sketch", "length", "url"
     )
     vector = cfg.cascade.cosine_weights
     if vector == "tag_tfidf":
         # Seed 003's tf · idf · Twf vectors (relevance stage) instead of raw tf.
-        vectors = spark.read.parquet(ctx.path("relevance/tagvec"))
+        vectors = read_work(spark, ctx.path("relevance/tagvec"))
         docs = docs.drop("tf").join(vectors.withColumnRenamed("tagvec", "tf"), "id", "left")
         docs = docs.fillna({"tf": "{}"})
     pairs = pairs_to_score(cands).join(docs, "id")
@@ -222,16 +223,16 @@ def run(spark: SparkSession, ctx: DayContext) -> dict[str, Any]:
     stats: dict[str, Any] = {}
     sc = spark.sparkContext
     with timed(stats):
-        cands = spark.read.parquet(ctx.path("candidates"))
+        cands = read_work(spark, ctx.path("candidates"))
         counters = {n: sc.accumulator(0) for n in ("round_trips", "rows_read")}
         if cfg.cascade.needs_cosine:
             scores_with_cosine(spark, ctx, cands, counters)
         else:
             scores_of_ids(spark, ctx, cands, counters)
-        scores = spark.read.parquet(ctx.path("scores"))
+        scores = read_work(spark, ctx.path("scores"))
         scored = cands.join(scores, ["id", "cand_id"], "left")
         decisions = decide_all(scored, Policy.from_config(cfg), cfg.cascade.rules)
-        all_docs = spark.read.parquet(ctx.path("docs")).select("id", "boilerplate_only")
+        all_docs = read_work(spark, ctx.path("docs")).select("id", "boilerplate_only")
         full = all_docs.join(decisions, "id", "left").select(
             "id",
             F.coalesce(F.col("verdict"), F.lit("unique")).alias("verdict"),
@@ -244,10 +245,10 @@ def run(spark: SparkSession, ctx: DayContext) -> dict[str, Any]:
             .alias("measure"),
         )
         full.write.mode("overwrite").parquet(ctx.path("decisions.untyped"))
-        untyped = part_editions(spark, ctx, spark.read.parquet(ctx.path("decisions.untyped")))
+        untyped = part_editions(spark, ctx, read_work(spark, ctx.path("decisions.untyped")))
         types = type_duplicates(spark, ctx, untyped, counters)
         untyped.join(types, "id", "left").write.mode("overwrite").parquet(ctx.path("decisions"))
-        written = spark.read.parquet(ctx.path("decisions"))
+        written = read_work(spark, ctx.path("decisions"))
         stats["pairs_scored"] = ctx.rows("scores")
         # One job for both tallies: by (rule, type), summed each way on the driver.
         tallies = written.groupBy("rule", "type").count().collect()

@@ -21,6 +21,7 @@ from crawldedup.core.boilerplate import SHAPE_PREFIX, is_boilerplate_only, strip
 from crawldedup.ingest.records import fingerprint_fields
 from crawldedup.pipeline.context import DayContext
 from crawldedup.pipeline.store_batches import store_batches, tuple_batches
+from crawldedup.pipeline.work_files import read_work
 from crawldedup.store import Store
 from crawldedup.store.schema import line_hosts_row, served_elsewhere
 
@@ -70,12 +71,11 @@ BOILERPLATE_ONLY_KEYS: dict[str, Any] = {
 }
 
 
-def _refingerprint(
+def refingerprint(
     batches: Iterator[pa.RecordBatch], boiler: dict[str, frozenset[str]], cfg: Config
 ) -> Iterator[pa.RecordBatch]:
     """Every document, those holding a boilerplate line of their host fingerprinted
-    again without their host's boilerplate lines. Only (host, line_keys) of the others
-    reach Python; their rows pass through as Arrow.
+    again without their host's boilerplate lines; the others pass through as Arrow.
 
     A page that is nothing but boilerplate keeps only its exact key (the md5 of its
     whole text): its head, tail, title, SimHash and LSH keys would be the site's, and
@@ -108,10 +108,12 @@ def _refingerprint(
         yield pa.RecordBatch.from_pylist(rows, schema=batch.schema)
 
 
-def remove_boilerplate(
+def learn_boilerplate(
     spark: SparkSession, ctx: DayContext, docs: DataFrame
-) -> tuple[DataFrame, dict[str, Any]]:
-    """Documents fingerprinted without their host's boilerplate lines, and the counts.
+) -> tuple[dict[str, frozenset[str]], dict[str, Any]]:
+    """Each host's boilerplate lines (for :func:`refingerprint`), and their counts.
+
+    ``docs``: the day's documents' ``host`` and ``line_keys``.
 
     A line is boilerplate for a host when at least ``boilerplate.min_pages`` pages of the
     host (pages with the same set of lines count once) hold it, counted over this day
@@ -135,7 +137,7 @@ def remove_boilerplate(
         .agg(F.count("*").alias("pages"))
     )
     today.write.mode("overwrite").parquet(ctx.path("host_lines"))
-    today = spark.read.parquet(ctx.path("host_lines"))
+    today = read_work(spark, ctx.path("host_lines"))
     store_url, day, batch = ctx.store, ctx.day, cfg.limits.store_batch_size
     earlier = today.mapInArrow(
         lambda it: _earlier_line_counts(it, store_url, day, batch),
@@ -158,7 +160,7 @@ def remove_boilerplate(
         .agg(F.slice(F.sort_array(F.collect_list("host")), 1, LINE_HOSTS).alias("hosts"))
     )
     ordinary.write.mode("overwrite").parquet(ctx.path("line_hosts"))
-    ordinary = spark.read.parquet(ctx.path("line_hosts"))
+    ordinary = read_work(spark, ctx.path("line_hosts"))
     boiler_rows = (
         total.filter((F.col("n") >= bp.min_pages) & ~F.col("elsewhere"))
         .join(ordinary, "line", "left_anti")
@@ -172,12 +174,7 @@ def remove_boilerplate(
     keys = [k for v in boiler.values() for k in v]
     shapes = sum(k.startswith(SHAPE_PREFIX) for k in keys)
     stats = {"hosts": len(boiler), "lines": len(keys) - shapes, "shapes": shapes}
-    if not boiler:
-        return docs, stats
-    # One narrow pass: the host's lines go to every task, no join moves a row.
-    shared = spark.sparkContext.broadcast(boiler)
-    redone = docs.mapInArrow(lambda it: _refingerprint(it, shared.value, cfg), docs.schema)
-    return redone, stats
+    return boiler, stats
 
 
 def forget_line_counts(ctx: DayContext) -> None:

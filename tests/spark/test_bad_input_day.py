@@ -204,7 +204,7 @@ def test_a_file_gone_while_read_fails_the_stage_in_one_line_naming_it(
     """The machine's failure, not the file's: no quarantine entry, the run fails."""
     gone = tmp_path / f"dt={DAY}" / "part-00000.jsonl"
     with pytest.raises(Exception) as info:
-        day_input.read_and_fingerprint(spark, [str(gone)], cfg, DAY)
+        day_input.read_and_fingerprint(spark, [str(gone)], cfg, DAY, str(tmp_path / "parsed"))
     line = str(StageFailed("fingerprint", info.value))
     assert line == (
         f"stage fingerprint failed: InputFileError: {gone}: FileNotFoundError: "

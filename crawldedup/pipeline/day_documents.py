@@ -1,0 +1,103 @@
+"""work/docs written from the parse's part files, one task per input file.
+
+The parse (``day_input``) wrote each input file's documents, wide columns and all, to
+``parsed/part-NNNNN.parquet``. Once the day-wide steps are known (the repeated ids, the
+hosts' boilerplate lines), one Python task per part drops the part's repeated ids,
+fingerprints again the pages that hold their host's boilerplate
+(``site_boilerplate.refingerprint``) and writes ``docs/part-NNNNN.parquet`` with the
+schema Spark reads back: the pages' texts never travel through the JVM.
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql.pandas.types import to_arrow_schema
+from pyspark.sql.types import StructType
+
+from crawldedup.config import Config
+from crawldedup.pipeline import schemas
+from crawldedup.pipeline.day_input import BATCH_ROWS, PARSED, PartWriter, part_file
+from crawldedup.pipeline.site_boilerplate import refingerprint
+from crawldedup.pipeline.work_files import SPARK_SCHEMA_KEY
+
+# work/docs: every column of schemas.DOCS but the raw record, as the parse typed them.
+DOC_SCHEMA = StructType([PARSED[n] for n in schemas.DOCS.fieldNames() if n != "raw"])
+_DOC_ARROW = to_arrow_schema(DOC_SCHEMA).with_metadata({SPARK_SCHEMA_KEY: DOC_SCHEMA.json()})
+
+
+def _first_records(table: pa.Table, repeated: set[int]) -> pa.Table:
+    """The part's rows but those at a repeated id's position."""
+    if not repeated:
+        return table
+    again = pc.is_in(table.column("position"), pa.array(sorted(repeated), pa.int64()))
+    return table.filter(pc.invert(again))
+
+
+def _repeated_positions(repeats_dir: str | None, source: str) -> set[int]:
+    if repeats_dir is None:
+        return set()
+    found = pq.read_table(repeats_dir, columns=["position"], filters=[("source", "==", source)])
+    return set(found.column("position").to_pylist())
+
+
+def write_part(
+    index: int,
+    source: str,
+    parsed_dir: str,
+    docs_dir: str,
+    repeats_dir: str | None,
+    boiler: dict[str, frozenset[str]],
+    cfg: Config,
+) -> int:
+    """docs/part-``index`` from parsed/part-``index`` (the input file ``source``); its rows."""
+    table = pq.read_table(part_file(parsed_dir, index))
+    table = _first_records(table, _repeated_positions(repeats_dir, source))
+    batches: Iterable[pa.RecordBatch] = table.to_batches(max_chunksize=BATCH_ROWS)
+    if boiler:
+        batches = refingerprint(iter(batches), boiler, cfg)
+    out = PartWriter(part_file(docs_dir, index), _DOC_ARROW)
+    rows = 0
+    for b in batches:
+        columns = [b.column(n) for n in DOC_SCHEMA.names]
+        out.write(pa.RecordBatch.from_arrays(columns, schema=_DOC_ARROW))
+        rows += b.num_rows
+    out.close()
+    return rows
+
+
+def write_documents(
+    spark: SparkSession,
+    cfg: Config,
+    files: list[str],
+    parsed_dir: str,
+    docs_dir: str,
+    repeats: DataFrame | None,
+    repeats_dir: str,
+    boiler: dict[str, frozenset[str]],
+) -> int:
+    """work/docs of the day: one part per input file, written by its own task; the
+    documents written. ``repeats``: (source, position) of the repeated ids, or None."""
+    shutil.rmtree(docs_dir, ignore_errors=True)
+    Path(docs_dir).mkdir(parents=True)
+    shutil.rmtree(repeats_dir, ignore_errors=True)
+    found: str | None = None
+    if repeats is not None:
+        repeats.select("source", "position").write.parquet(repeats_dir)
+        found = repeats_dir
+    sc = spark.sparkContext
+    shared = sc.broadcast(boiler)
+
+    def parts(indices: Iterable[int]) -> Iterator[int]:
+        for i in indices:
+            yield write_part(i, files[i], parsed_dir, docs_dir, found, shared.value, cfg)
+
+    written = sum(sc.parallelize(range(len(files)), len(files)).mapPartitions(parts).collect())
+    shared.unpersist()
+    return written
