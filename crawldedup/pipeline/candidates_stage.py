@@ -70,17 +70,6 @@ def explode_keys(docs: DataFrame, rules: Iterable[Rule]) -> DataFrame:
     )
 
 
-def hamming_column(a: Column, b: Column) -> Column:
-    """Hamming distance of two 16-hex-digit SimHashes, as two 32-bit halves."""
-
-    def half(c: Column, start: int) -> Column:
-        return F.conv(F.substring(c, start, 8), 16, 10).cast("long")
-
-    return F.bit_count(half(a, 1).bitwiseXOR(half(b, 1))) + F.bit_count(
-        half(a, 9).bitwiseXOR(half(b, 9))
-    )
-
-
 def key_hash(keys: DataFrame) -> DataFrame:
     """Adds ``_k``: a 64-bit hash of (rule, key), the first column of every partitioning
     and sort of the day's keys. A sort compares rows by a prefix of their first column:
@@ -101,39 +90,57 @@ def rank_within_day(keys: DataFrame) -> DataFrame:
     return key_hash(keys).withColumn("rank", F.row_number().over(w))
 
 
-def shared_keys(ranked: DataFrame) -> DataFrame:
-    """The rows of keys that two or more of the day's documents hold: a key held once
-    pairs nothing, and most keys are (a band of a unique text), so they are left out
-    before the self-join instead of being shuffled through it."""
-    holders = F.count(F.lit(1)).over(Window.partitionBy(*_DAY_KEY))
-    return ranked.withColumn("_holders", holders).filter(F.col("_holders") > 1).drop("_holders")
+_SAME_DAY_ARROW = to_arrow_schema(schemas.CANDIDATES)
 
 
-def same_day_pairs(ranked: DataFrame, cap: int, day: str, max_distance: int = 64) -> DataFrame:
+def _group_pairs(
+    batches: Iterable[pa.RecordBatch], cap: int, day: str, max_distance: int
+) -> Iterator[pa.RecordBatch]:
+    """The same-day pairs of one partition of the day's keys (every row of a key in one
+    partition): within a key, the documents in (fetched_at, id) order, each paired with
+    the first ``cap`` documents before it. SimHash block keys pair only hashes within
+    ``max_distance`` bits (the others are block collisions)."""
+    table = pa.Table.from_batches(list(batches))
+    if table.num_rows < 2:
+        return
+    order = [(c, "ascending") for c in ("rule", "key", "fetched_at", "id")]
+    table = table.sort_by(order)
+    rules, keys = table.column("rule").to_pylist(), table.column("key").to_pylist()
+    ids, fetched = table.column("id").to_pylist(), table.column("fetched_at").to_pylist()
+    hashes = table.column("simhash").to_pylist()
+    simhash_rule = Rule.SIMHASH.value
+
+    def rows() -> Iterator[tuple[str, str, str, str, str, str]]:
+        n, i = len(ids), 0
+        while i < n:
+            j = i + 1
+            while j < n and keys[j] == keys[i] and rules[j] == rules[i]:
+                j += 1
+            rule = rules[i]
+            for a in range(i + 1, j):  # a key held once (j == i + 1) pairs nothing
+                for b in range(i, min(a, i + cap)):
+                    if rule == simhash_rule and not _near(hashes[a], hashes[b], max_distance):
+                        continue
+                    yield ids[a], fetched[a], rule, ids[b], fetched[b], day
+            i = j
+
+    yield from tuple_batches(rows(), _SAME_DAY_ARROW)
+
+
+def same_day_pairs(
+    keys: DataFrame, cap: int, day: str, max_distance: int, partitions: int
+) -> DataFrame:
     """Each document paired with up to ``cap`` earlier documents of the day per key.
 
+    One shuffle puts every row of a key in one partition (by ``_k``, :func:`key_hash`);
+    each partition is then paired in Python (:func:`_group_pairs`), where the window
+    ranks and the self-join of a SQL plan cost the driver JVM more than the pairing.
     A SimHash block key is only shared in earnest when the whole hashes are within
     ``max_distance`` bits; other pairs are block collisions and dropped here.
     """
-    a = ranked.alias("a")
-    b = ranked.filter(F.col("rank") <= cap).alias("b")
-    near = (F.col("a.rule") != Rule.SIMHASH.value) | (
-        hamming_column(F.col("a.simhash"), F.col("b.simhash")) <= max_distance
-    )
-    return a.join(
-        b,
-        (F.col("a._k") == F.col("b._k"))
-        & (F.col("a.rule") == F.col("b.rule"))
-        & (F.col("a.key") == F.col("b.key"))
-        & (F.col("b.rank") < F.col("a.rank"))
-        & near,
-    ).select(
-        F.col("a.id").alias("id"),
-        F.col("a.fetched_at").alias("fetched_at"),
-        F.col("a.rule").alias("rule"),
-        F.col("b.id").alias("cand_id"),
-        F.col("b.fetched_at").alias("cand_fetched_at"),
-        F.lit(day).alias("cand_day"),
+    shuffled = key_hash(keys.select(*_KEY_COLUMNS)).repartition(partitions, "_k").drop("_k")
+    return shuffled.mapInArrow(
+        lambda it: _group_pairs(it, cap, day, max_distance), schemas.CANDIDATES
     )
 
 
@@ -374,8 +381,9 @@ def run(spark: SparkSession, ctx: DayContext) -> dict[str, Any]:
         earlier = looked.filter(F.col("cand_id").isNotNull()).select(
             *schemas.CANDIDATES.fieldNames()
         )
-        ranked = shared_keys(rank_within_day(keys))
-        same_day = same_day_pairs(ranked, cap, ctx.day, cfg.simhash.max_distance)
+        same_day = same_day_pairs(
+            keys, cap, ctx.day, cfg.simhash.max_distance, cfg.spark.shuffle_partitions
+        )
         cands = earliest_per_rule(earlier.unionByName(same_day), cap)
         cands.write.mode("overwrite").parquet(ctx.path("candidates"))
         written = read_work(spark, ctx.path("candidates"))

@@ -94,10 +94,12 @@ def write_documents(
     sc = spark.sparkContext
     shared = sc.broadcast(boiler)
 
-    def parts(indices: Iterable[int]) -> Iterator[int]:
-        for i in indices:
-            yield write_part(i, files[i], parsed_dir, docs_dir, found, shared.value, cfg)
+    def parts(pairs: Iterable[tuple[int, str]]) -> Iterator[int]:
+        for i, source in pairs:
+            yield write_part(i, source, parsed_dir, docs_dir, found, shared.value, cfg)
 
-    written = sum(sc.parallelize(range(len(files)), len(files)).mapPartitions(parts).collect())
+    # Each task gets its own (index, file): the list of files is not in the closure.
+    tasks = sc.parallelize(list(enumerate(files)), len(files))
+    written = sum(tasks.mapPartitions(parts).collect())
     shared.unpersist()
     return written

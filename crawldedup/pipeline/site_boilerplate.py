@@ -9,12 +9,14 @@ publish stage, which adds them to the store.
 from __future__ import annotations
 
 import shutil
+from collections import Counter
 from collections.abc import Iterable, Iterator
 from typing import Any
 
 import pyarrow as pa
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
+from pyspark.sql.pandas.types import from_arrow_schema
 
 from crawldedup.config import Config
 from crawldedup.core.boilerplate import SHAPE_PREFIX, is_boilerplate_only, strip_boilerplate
@@ -25,11 +27,14 @@ from crawldedup.pipeline.work_files import read_work
 from crawldedup.store import Store
 from crawldedup.store.schema import line_hosts_row, served_elsewhere
 
-_EARLIER_LINES = pa.schema(
+# work/dt=D/host_lines: a host's line, its pages today, its pages with the earlier days',
+# and whether an earlier day saw it as ordinary text of another host.
+_HOST_LINES = pa.schema(
     [
         ("host", pa.string()),
         ("line", pa.string()),
-        ("earlier", pa.int64()),
+        ("pages", pa.int64()),
+        ("n", pa.int64()),
         ("elsewhere", pa.bool_()),
     ]
 )
@@ -39,25 +44,56 @@ LINE_HOSTS = 2
 
 
 def _earlier_line_counts(
+    lines: Iterable[tuple[str | None, str]], store_url: str, day: str, batch_size: int
+) -> Iterator[tuple[str | None, str, int, bool]]:
+    """(host, line, pages of earlier days, whether an earlier day saw the line as ordinary
+    text of another host) for the given lines that the index knows, looked up in store
+    batches."""
+
+    def lookup(
+        store: Store, batch: list[tuple[str | None, str]]
+    ) -> Iterator[tuple[str | None, str, int, bool]]:
+        rows = [f"{host}|{line}" for host, line in batch]
+        rows += sorted({line_hosts_row(line) for _, line in batch})
+        found = store.get("host_lines", rows)
+        for host, line in batch:
+            cells = found.get(f"{host}|{line}", {})
+            n = sum(int(v) for c, v in cells.items() if c[2:] < day)
+            elsewhere = served_elsewhere(found.get(line_hosts_row(line), {}), host, day)
+            if n or elsewhere:
+                yield host, line, n, elsewhere
+
+    return store_batches(lines, store_url, batch_size, lookup)
+
+
+def _tally_hosts(
     batches: Iterable[pa.RecordBatch], store_url: str, day: str, batch_size: int
 ) -> Iterator[pa.RecordBatch]:
-    """(host, line, pages of earlier days, whether an earlier day saw the line as ordinary
-    text of another host) for the day's lines that the index knows, looked up in store
-    batches; Arrow in and out, no row is pickled."""
+    """``_HOST_LINES`` rows of the hosts in one partition (every page of a host in one
+    partition). Pages of a host with the same lines (an article and its exact or
+    re-laid-out copies) count once: a line is a template line when it sits beside
+    different content."""
+    pages: dict[str | None, set[tuple[str, ...]]] = {}
+    for b in batches:
+        hosts, keys = b.column("host").to_pylist(), b.column("line_keys").to_pylist()
+        for host, lines in zip(hosts, keys, strict=True):
+            if lines:
+                pages.setdefault(host, set()).add(tuple(lines))
+    today: Counter[tuple[str | None, str]] = Counter()
+    for host, line_sets in pages.items():
+        for lines in line_sets:
+            today.update((host, line) for line in lines)
+    earlier = {
+        (host, line): (n, elsewhere)
+        for host, line, n, elsewhere in _earlier_line_counts(today, store_url, day, batch_size)
+    }
 
-    def lookup(store: Store, batch: list[dict[str, Any]]) -> Iterator[tuple[str, str, int, bool]]:
-        rows = [f"{r['host']}|{r['line']}" for r in batch]
-        rows += sorted({line_hosts_row(r["line"]) for r in batch})
-        found = store.get("host_lines", rows)
-        for r in batch:
-            cells = found.get(f"{r['host']}|{r['line']}", {})
-            n = sum(int(v) for c, v in cells.items() if c[2:] < day)
-            elsewhere = served_elsewhere(found.get(line_hosts_row(r["line"]), {}), r["host"], day)
-            if n or elsewhere:
-                yield r["host"], r["line"], n, elsewhere
+    def rows() -> Iterator[tuple[str | None, str, int, int, bool]]:
+        for (host, line), k in today.items():
+            before, elsewhere = earlier.get((host, line), (0, False))
+            yield host, line, k, k + before, elsewhere
 
-    rows = (r for b in batches for r in b.select(["host", "line"]).to_pylist())
-    return tuple_batches(store_batches(rows, store_url, batch_size, lookup), _EARLIER_LINES)
+    yield from tuple_batches(rows(), _HOST_LINES)
 
 
 # The near-duplicate keys of a page that is nothing but its host's boilerplate: none.
@@ -127,31 +163,14 @@ def learn_boilerplate(
     ``work/dt=D/line_hosts``, for the publish stage.
     """
     cfg, bp = ctx.cfg, ctx.cfg.boilerplate
-    # Pages with the same lines (an article and its exact or re-laid-out copies) count
-    # once: a line is a template line when it sits beside different content.
-    today = (
-        docs.select("host", "line_keys")
-        .distinct()
-        .select("host", F.explode("line_keys").alias("line"))
-        .groupBy("host", "line")
-        .agg(F.count("*").alias("pages"))
-    )
-    today.write.mode("overwrite").parquet(ctx.path("host_lines"))
-    today = read_work(spark, ctx.path("host_lines"))
+    # One shuffle puts every page of a host in one partition, counted there in Python
+    # with the earlier days' counts from the store (_tally_hosts).
     store_url, day, batch = ctx.store, ctx.day, cfg.limits.store_batch_size
-    earlier = today.mapInArrow(
-        lambda it: _earlier_line_counts(it, store_url, day, batch),
-        "host string, line string, earlier long, elsewhere boolean",
-    )
-    total = today.join(earlier, ["host", "line"], "left").select(
-        "host",
-        "line",
-        (F.col("pages") + F.coalesce(F.col("earlier"), F.lit(0))).alias("n"),
-        F.coalesce(F.col("elsewhere"), F.lit(False)).alias("elsewhere"),
-    )
-    # Read twice below (ordinary lines, boilerplate lines): cached, so the earlier days'
-    # counts are looked up in the store once.
-    total = total.persist()
+    docs.select("host", "line_keys").repartition(cfg.spark.shuffle_partitions, "host").mapInArrow(
+        lambda it: _tally_hosts(it, store_url, day, batch),
+        from_arrow_schema(_HOST_LINES),
+    ).write.mode("overwrite").parquet(ctx.path("host_lines"))
+    total = read_work(spark, ctx.path("host_lines"))
     # Hosts where the line is ordinary text (fewer than min_pages pages): for the other
     # hosts it is content, not template (an article its first site served once).
     ordinary = (
@@ -169,7 +188,6 @@ def learn_boilerplate(
     found: dict[str, set[str]] = {}
     for r in boiler_rows.collect():
         found.setdefault(r["host"], set()).add(r["line"])
-    total.unpersist()
     boiler = {h: frozenset(lines) for h, lines in found.items()}
     keys = [k for v in boiler.values() for k in v]
     shapes = sum(k.startswith(SHAPE_PREFIX) for k in keys)

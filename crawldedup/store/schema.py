@@ -132,7 +132,7 @@ def line_hosts_row(line_key: str) -> str:
     return f"*|{line_key}"
 
 
-def served_elsewhere(cells: Row, host: str, before: str) -> bool:
+def served_elsewhere(cells: Row, host: str | None, before: str) -> bool:
     """Whether a ``*|line`` row names a host other than ``host`` on a day before
     ``before`` (``served_elsewhere(cells, host, "9999")``: on any day)."""
     return any(
