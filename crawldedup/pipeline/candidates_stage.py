@@ -100,8 +100,9 @@ def _group_pairs(
     partition): within a key, the documents in (fetched_at, id) order, each paired with
     the first ``cap`` documents before it. SimHash block keys pair only hashes within
     ``max_distance`` bits (the others are block collisions)."""
-    table = pa.Table.from_batches(list(batches))
-    if table.num_rows < 2:
+    given = list(batches)  # an empty partition gives none
+    table = pa.Table.from_batches(given) if given else None
+    if table is None or table.num_rows < 2:
         return
     order = [(c, "ascending") for c in ("rule", "key", "fetched_at", "id")]
     table = table.sort_by(order)

@@ -1,0 +1,89 @@
+"""The Python passes that replaced SQL plans: same-day pairs per key partition
+(candidates_stage._group_pairs) and a partition's host line counts
+(site_boilerplate._tally_hosts). No Spark: they take and give Arrow batches."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pyarrow as pa
+
+from crawldedup.pipeline.candidates_stage import _group_pairs
+from crawldedup.pipeline.site_boilerplate import _tally_hosts
+from crawldedup.store import open_store
+from crawldedup.store.schema import line_hosts_row
+
+DAY = "2026-11-01"
+
+
+def _keys(rows: list[tuple[str, str, str, str, str]]) -> list[pa.RecordBatch]:
+    names = ["id", "fetched_at", "rule", "key", "simhash"]
+    return [pa.RecordBatch.from_pylist([dict(zip(names, r, strict=True)) for r in rows])]
+
+
+def _pairs(
+    batches: list[pa.RecordBatch], cap: int, max_distance: int = 3
+) -> set[tuple[str, str, str, str]]:
+    out = set()
+    for b in _group_pairs(iter(batches), cap, DAY, max_distance):
+        for r in b.to_pylist():
+            out.add((r["id"], r["rule"], r["cand_id"], r["cand_day"]))
+    return out
+
+
+def test_each_document_pairs_with_the_earlier_holders_of_its_key_up_to_the_cap() -> None:
+    h = "0" * 16
+    rows = [  # given out of order: the pass orders by (fetched_at, id) itself
+        ("d", "2026-11-01T04", "title", "k1", h),
+        ("a", "2026-11-01T01", "title", "k1", h),
+        ("c", "2026-11-01T03", "title", "k1", h),
+        ("b", "2026-11-01T01", "title", "k1", h),  # same time as a: id breaks the tie
+        ("e", "2026-11-01T05", "title", "k2", h),  # a key held once pairs nothing
+        ("a", "2026-11-01T01", "head", "k1", h),  # same key text, another rule
+    ]
+    assert _pairs(_keys(rows), cap=2) == {
+        ("b", "title", "a", DAY),
+        ("c", "title", "a", DAY),
+        ("c", "title", "b", DAY),
+        ("d", "title", "a", DAY),
+        ("d", "title", "b", DAY),  # not c: the first two holders only
+    }
+
+
+def test_simhash_block_keys_pair_only_hashes_within_the_distance() -> None:
+    rows = [
+        ("a", "1", "simhash", "b0:ffff", "000000000000000f"),
+        ("b", "2", "simhash", "b0:ffff", "0000000000000007"),  # 1 bit from a
+        ("c", "3", "simhash", "b0:ffff", "00000000ffff000f"),  # 16 bits: a block collision
+    ]
+    assert _pairs(_keys(rows), cap=10) == {("b", "simhash", "a", DAY)}
+
+
+def test_an_empty_partition_gives_no_batch() -> None:
+    assert list(_group_pairs(iter([]), 5, DAY, 3)) == []
+
+
+def test_host_lines_count_pages_with_the_same_lines_once_and_add_earlier_days(
+    tmp_path: Path,
+) -> None:
+    store = f"sqlite:///{tmp_path / 'store.db'}"
+    with open_store(store) as s:
+        s.put("host_lines", {"x.example|a2": {"d:2026-10-31": b"2"}})  # 2 pages a day before
+        s.put("host_lines", {"x.example|a1": {"d:2026-11-01": b"5"}})  # this day's earlier run
+        s.put("host_lines", {line_hosts_row("a1"): {"d:@z.example": b"2026-10-31"}})
+    pages = [
+        ("x.example", ["nav", "a1"]),
+        ("x.example", ["nav", "a1"]),  # an exact copy: counts once
+        ("x.example", ["nav", "a2"]),
+        ("y.example", ["nav"]),
+        ("y.example", None),  # no lines
+    ]
+    batch = pa.RecordBatch.from_pylist([{"host": h, "line_keys": k} for h, k in pages])
+    rows = [r for b in _tally_hosts(iter([batch]), store, DAY, 100) for r in b.to_pylist()]
+    got = {(r["host"], r["line"]): (r["pages"], r["n"], r["elsewhere"]) for r in rows}
+    assert got == {
+        ("x.example", "nav"): (2, 2, False),
+        ("x.example", "a1"): (1, 1, True),  # ordinary text of z.example the day before
+        ("x.example", "a2"): (1, 3, False),
+        ("y.example", "nav"): (1, 1, False),
+    }
