@@ -3,9 +3,11 @@
 Earlier days: each key is probed in the Bloom filter of its rule and key range
 (broadcast, or co-partitioned with the keys when too big to broadcast); hits are
 looked up in the store in batches (one multi-get per table per batch, a store
-connection per partition). Same day: documents sharing a key are paired with a
-Spark join, each with the earlier-fetched documents only. Per document and rule
-at most ``limits.max_postings_per_key`` candidates are kept, the earliest.
+connection per partition). Same day: the day's keys are shuffled by key (a key's
+rows in one partition, held in memory by one Python task: ``spark.shuffle_partitions``
+grows with the day) and documents sharing a key are paired there, each with the
+earlier-fetched documents only. Per document and rule at most
+``limits.max_postings_per_key`` candidates are kept, the earliest.
 """
 
 from __future__ import annotations
