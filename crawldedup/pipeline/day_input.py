@@ -209,7 +209,7 @@ class DayParse:
     missing_fetched_at: int
     quarantined_by_reason: dict[str, int]
     repeats: Repeats
-    _cached: list[DataFrame]
+    _parsed: DataFrame  # the cached narrow parse
 
     @property
     def records_in(self) -> int:
@@ -217,7 +217,7 @@ class DayParse:
 
     def release(self) -> None:
         """Drop the cached parse and repeats, once both outputs are written."""
-        for frame in self._cached:
+        for frame in (self.repeats.rows, self._parsed):
             frame.unpersist()
 
 
@@ -264,5 +264,5 @@ def read_and_fingerprint(
         missing_fetched_at=sum(int(r["missing"]) for r in parsed_docs) - repeats.missing_fetched_at,
         quarantined_by_reason=by_reason,
         repeats=repeats,
-        _cached=[repeats.rows, parsed],
+        _parsed=parsed,
     )

@@ -32,8 +32,7 @@ def recorded_schema(folder: str) -> StructType | None:
         return None
     meta = pq.read_metadata(first).metadata or {}
     if SPARK_SCHEMA_KEY in meta:
-        schema = StructType.fromJson(json.loads(meta[SPARK_SCHEMA_KEY]))
-        return schema
+        return StructType.fromJson(json.loads(meta[SPARK_SCHEMA_KEY]))
     return from_arrow_schema(pq.read_schema(first))
 
 
