@@ -86,15 +86,16 @@ from crawldedup.config import Config  # noqa: E402
 from crawldedup.store import open_store  # noqa: E402
 
 CPU_FIELDS = ("wall", "cpu", "cpu_wait4", "cpu_unreaped", "cpu_child_only", "cpu_sampled")
-TOOLS = ("crawldedup", "crawldedup-conf", "datasketch", "fast", "mllib")
-# crawldedup-conf: crawldedup under the Spark configuration of scripts/spark_conf.sh.
+TOOLS = ("crawldedup", "crawldedup-conf", "crawldedup-through", "datasketch", "fast", "mllib")
+# crawldedup-conf: crawldedup under the Spark configuration of scripts/spark_conf.sh;
+# crawldedup-through: one `crawldedup run --through LAST` for all the days (one session).
 SPARK_CONF_SCRIPT = HERE.parent / "scripts" / "spark_conf.sh"
 PEER_SCRIPT = {
     "datasketch": "datasketch_script.py",
     "fast": "fast_script.py",
     "mllib": "mllib_script.py",
 }
-STAGE_LINE = re.compile(r"^\[[^\]]+\] \d+/\d+ (\w+)\s+([\d.]+)s")
+STAGE_LINE = re.compile(r"^\[([^\]]+)\] \d+/\d+ (\w+)\s+([\d.]+)s")
 PR_SET_CHILD_SUBREAPER = 36
 SAMPLE_S = 0.25
 SIGCHLD_BIT = 1 << (signal.SIGCHLD - 1)
@@ -178,7 +179,8 @@ class Tree:
     cpu_sampled: float  # the largest psutil sample of the live tree (a lower bound)
     rc: int | None  # None: killed at the timeout
     timeline: list[tuple[float, float]] = field(default_factory=list, repr=False)
-    stages: list[tuple[str, float, float]] = field(default_factory=list)  # name, secs, end
+    # day, stage, its seconds, when its line appeared
+    stages: list[tuple[str, str, float, float]] = field(default_factory=list)
 
 
 def run_tree(
@@ -197,14 +199,15 @@ def run_tree(
             start_new_session=True,
             env=env,
         )
-        stages: list[tuple[str, float, float]] = []
+        stages: list[tuple[str, str, float, float]] = []
 
         def read_stderr() -> None:
             assert proc.stderr is not None
             for line in proc.stderr:
                 m = STAGE_LINE.match(line)
                 if m:
-                    stages.append((m.group(1), float(m.group(2)), time.perf_counter() - t0))
+                    day, stage, secs = m.group(1), m.group(2), float(m.group(3))
+                    stages.append((day, stage, secs, time.perf_counter() - t0))
                 err.write(line)
 
         reader = threading.Thread(target=read_stderr, daemon=True)
@@ -310,40 +313,67 @@ def run_crawldedup(
         secs = preload_index(exe, home, days[0], index)
         note += f", on an index of {index:,} filler documents (loaded untimed in {secs:.0f} s)"
     res = Outcome(name, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, note=note)
-    for d in days:
-        cmd = [exe, "run", "--date", d, "--input", str(crawl / f"dt={d}"), "--home", str(home)]
-        tree = run_tree(cmd, work / f"{name}-{d}.log", env=env)
-        if tree.rc not in (0, 3):  # 3: the data-quality gate, still a run
-            tail = (work / f"{name}-{d}.log").read_text(encoding="utf-8")[-1500:]
-            raise SystemExit(f"crawldedup run --date {d} exited {tree.rc}:\n{tail}")
-        base = ["--date", d, "--home", str(home)]
-        rep = json.loads(cli([exe, "report", *base]))
-        verdicts = cli([exe, "verdicts", *base])
-        for line in verdicts.splitlines():
-            if line.strip():
-                v = json.loads(line)
-                res.groups[v["id"]] = v.get("group") or v["id"]
-        stage_cpu = {}
-        for name, secs, end in tree.stages:
-            stage_cpu[name] = cpu_at(tree.timeline, end) - cpu_at(tree.timeline, end - secs)
-        seconds = rep.get("seconds", {})
-        docs = int(rep.get("documents") or 0)
-        res.days.append(
-            {
-                "day": d,
-                "docs": docs,
-                "records_in": rep.get("records_in"),
-                "exit": tree.rc,
-                **{k: getattr(tree, k) for k in CPU_FIELDS},
-                "stage_order": [name for name, _, _ in tree.stages if name in seconds],
-                "stage_seconds": seconds,
-                "stage_cpu_sampled": stage_cpu,
-            }
+    if name == "crawldedup-through":
+        # One command, one Spark session for every day; per day, its stages' span.
+        res.note = res.note.replace(
+            "one `crawldedup run` per day", "one `crawldedup run --through`"
         )
+        first = crawl / f"dt={days[0]}"
+        cmd = [exe, "run", "--date", days[0], "--through", days[-1], "--input", str(first)]
+        log = work / f"{name}.log"
+        runs = [(days, log, run_tree([*cmd, "--home", str(home)], log, env=env))]
+    else:
+        runs = []
+        for d in days:
+            cmd = [exe, "run", "--date", d, "--input", str(crawl / f"dt={d}"), "--home", str(home)]
+            log = work / f"{name}-{d}.log"
+            runs.append(([d], log, run_tree(cmd, log, env=env)))
+    for run_days, log, tree in runs:
+        if tree.rc not in (0, 3):  # 3: the data-quality gate, still a run
+            tail = log.read_text(encoding="utf-8")[-1500:]
+            raise SystemExit(f"crawldedup run from {run_days[0]} exited {tree.rc}:\n{tail}")
         for k in CPU_FIELDS:
             setattr(res, k, getattr(res, k) + getattr(tree, k))
-        res.docs += docs
+        for d in run_days:
+            res.docs += collect_day(exe, home, d, tree, len(run_days) == 1, res)
     return res
+
+
+def collect_day(exe: str, home: Path, d: str, tree: Tree, whole_run: bool, res: Outcome) -> int:
+    """Day ``d``'s groups into ``res.groups`` and its costs into ``res.days``; its documents.
+    ``whole_run``: the run was this day alone (its wall and CPU are the run's), else the
+    day's are those of the span of its stages."""
+    base = ["--date", d, "--home", str(home)]
+    rep = json.loads(cli([exe, "report", *base]))
+    for line in cli([exe, "verdicts", *base]).splitlines():
+        if line.strip():
+            v = json.loads(line)
+            res.groups[v["id"]] = v.get("group") or v["id"]
+    own = [(stage, secs, end) for day, stage, secs, end in tree.stages if day == d]
+    stage_cpu = {
+        stage: cpu_at(tree.timeline, end) - cpu_at(tree.timeline, end - secs)
+        for stage, secs, end in own
+    }
+    seconds = rep.get("seconds", {})
+    docs = int(rep.get("documents") or 0)
+    costs = {k: getattr(tree, k) for k in CPU_FIELDS}
+    if not whole_run and own:
+        t0, t1 = own[0][2] - own[0][1], own[-1][2]
+        costs = {k: 0.0 for k in CPU_FIELDS}
+        costs.update(wall=t1 - t0, cpu=cpu_at(tree.timeline, t1) - cpu_at(tree.timeline, t0))
+    res.days.append(
+        {
+            "day": d,
+            "docs": docs,
+            "records_in": rep.get("records_in"),
+            "exit": tree.rc,
+            **costs,
+            "stage_order": [stage for stage, _, _ in own if stage in seconds],
+            "stage_seconds": seconds,
+            "stage_cpu_sampled": stage_cpu,
+        }
+    )
+    return docs
 
 
 def run_peer(name: str, crawl: Path, work: Path, timeout: float | None) -> Outcome:

@@ -103,6 +103,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="then rerun every later published day, in order, from the dt=D folders beside "
         "--input (without it, later days keep their verdicts and groups)",
     )
+    r.add_argument(
+        "--through",
+        type=_day,
+        default=None,
+        metavar="DATE",
+        help="then run each following day through DATE, in order, in the same Spark "
+        "session, from the dt=D folders beside --input (a backlog pays one Spark start)",
+    )
     common(r)
 
     s = sub.add_parser("stage", help="run one stage of a day (the jobs/ entry points use this)")

@@ -44,7 +44,10 @@ def cmd_run(args: argparse.Namespace, cfg: Config) -> int:
         preflight(ctx, stages)  # an unreachable store fails in a second, not after Spark
         if not args.replace:
             _refuse_emptying_a_published_day(ctx, input_dir)
-        later = _later_days(ctx) if args.cascade_later else []
+        later = _later_days(ctx, args.cascade_later, args.through)
+        for following in later if args.through else []:  # --replace is for --date alone
+            if following.input_dir is not None:  # following_days gives each its folder
+                _refuse_emptying_a_published_day(following, following.input_dir)
         with store_lock(ctx.store, f"run {ctx.day}", progress=_progress):
             _progress(f"[{ctx.day}] starting Spark ({cfg.spark.master}), store {ctx.store}")
             spark = build_session(cfg, "crawldedup-run")
@@ -63,11 +66,17 @@ def cmd_run(args: argparse.Namespace, cfg: Config) -> int:
     return 0
 
 
-def _later_days(ctx: DayContext) -> list[Any]:
-    from crawldedup.pipeline.later_days import LaterDaysError, later_days
+def _later_days(ctx: DayContext, cascade: bool, through: str | None) -> list[DayContext]:
+    """The days run after ``ctx``'s in the same session: the later published ones
+    (``--cascade-later``), the following ones through a date (``--through``), or none."""
+    from crawldedup.pipeline.later_days import LaterDaysError, following_days, later_days
 
+    if cascade and through:
+        raise UsageError("crawldedup: --cascade-later and --through do not go together")
     try:
-        return later_days(ctx)
+        if through:
+            return following_days(ctx, through)
+        return later_days(ctx) if cascade else []
     except LaterDaysError as exc:
         raise UsageError(f"crawldedup: {exc}") from None
 

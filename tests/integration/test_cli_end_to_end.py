@@ -22,16 +22,28 @@ from tests.verdict_checks import (
 )
 
 DAYS = list(SAMPLE_DAYS)
+FROM_DAY_ONE = ["run", "--date", "2026-11-01", "--input", "{tmp}/dt=2026-11-01"]
 
 
 @pytest.fixture(scope="module")
 def three_days(sample_crawl: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    # The three days in one command and one Spark session (--through); the rerun of day
+    # 2 below is a run of its own, whose verdicts must equal the ones of this run.
     sample, home = sample_crawl, tmp_path_factory.mktemp("e2e") / "home"
-    runs = {d: cli("run", "--date", d, "--input", str(sample / f"dt={d}"), home=home) for d in DAYS}
+    run = cli(
+        "run",
+        "--date",
+        DAYS[0],
+        "--through",
+        DAYS[-1],
+        "--input",
+        str(sample / f"dt={DAYS[0]}"),
+        home=home,
+    )
     return {
         "sample": sample,
         "home": home,
-        "runs": runs,
+        "run": run,
         "verdicts": {d: verdicts(d, home) for d in DAYS},
         "truth": load_truth(sample / "truth.jsonl"),
     }
@@ -53,12 +65,18 @@ def test_bad_records_are_quarantined_and_the_rest_processed(three_days: dict[str
     report = json.loads(cli("report", "--date", "2026-11-02", home=home).stdout)
     assert report["quarantined"] == DAY2_QUARANTINE
     assert report["documents"] == len(three_days["verdicts"]["2026-11-02"])
-    assert "5 quarantined" in three_days["runs"]["2026-11-02"].stdout
+    summary = [ln for ln in three_days["run"].stdout.splitlines() if ln.startswith("2026-11-02:")]
+    assert len(summary) == 1 and "5 quarantined" in summary[0], three_days["run"].stdout
 
 
 @pytest.mark.exhaustive
 def test_progress_is_stage_by_stage_without_spark_noise(three_days: dict[str, Any]) -> None:
-    check_progress_lines(three_days["runs"]["2026-11-01"].stderr)
+    stderr = three_days["run"].stderr
+    check_progress_lines(stderr)
+    # One Spark start for the three days, and each day's stages under its own date.
+    assert stderr.count("starting Spark") == 1, stderr
+    for day in DAYS:
+        assert f"[{day}] 5/7 publish" in stderr, stderr
 
 
 @pytest.mark.exhaustive
@@ -98,6 +116,14 @@ def test_rerunning_day_two_gives_identical_verdicts(three_days: dict[str, Any]) 
             ["run", "--date", "2026-11-01", "--input", ".", "--set", "spark.shuffle_partitions=0"],
             "shuffle_partitions",
         ),
+        # --through: a range that runs forwards, with a dt=D folder for every day in it.
+        ([*FROM_DAY_ONE, "--through", "2026-10-31"], "--through 2026-10-31 is before --date"),
+        ([*FROM_DAY_ONE, "--through", "2026-11-03"], "2 day(s) in the range have no crawl folder"),
+        (
+            ["run", "--date", "2026-11-01", "--input", ".", "--through", "2026-11-02"],
+            "must be named dt=2026-11-01",
+        ),
+        ([*FROM_DAY_ONE, "--through", "2026-11-01", "--cascade-later"], "do not go together"),
         # A typo in --home must not create an empty store and answer with nothing.
         (["verdicts", "--date", "2026-11-01", "--home", "{tmp}/typo"], "no store at"),
         (["groups", "--date", "2026-11-01", "--home", "{tmp}/typo"], "no store at"),

@@ -154,3 +154,27 @@ def test_cascade_later_rejudges_later_days_against_a_late_file_of_day_one(
     ctx[d3].input_dir.rmdir()
     with pytest.raises(LaterDaysError, match=r"have no crawl folder.*dt=2026-11-03"):
         later_days(ctx[d1])
+
+
+def test_through_runs_the_following_days_in_order_each_against_the_days_before(
+    spark: Any, tmp_path: Path
+) -> None:
+    # `crawldedup run --through`'s days (the command line end to end: test_cli_end_to_end).
+    from crawldedup.pipeline.later_days import LaterDaysError, following_days, rerun_with_later_days
+
+    d1, d2, d3 = "2026-11-01", "2026-11-02", "2026-11-03"
+    ctx = _small_days(
+        tmp_path,
+        {
+            d1: [rec("orig", ARTICLE, f"{d1}T01:00:00Z", "网页判重方法")],
+            d2: [rec("copy", ARTICLE + "版权所有。", f"{d2}T01:00:00Z", "乙")],
+        },
+    )
+    following = following_days(ctx[d1], d2)
+    assert [(c.day, c.input_dir) for c in following] == [(d2, ctx[d2].input_dir)]
+    reports = rerun_with_later_days(spark, ctx[d1], following)
+    assert [r["day"] for r in reports] == [d1, d2]
+    # Day 2 was judged after day 1 was published: its copy found day 1's page.
+    assert verdicts(ctx[d2])["copy"]["duplicate_of"] == "orig"
+    with pytest.raises(LaterDaysError, match=r"1 day\(s\) in the range have no crawl folder"):
+        following_days(ctx[d1], d3)
