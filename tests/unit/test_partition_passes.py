@@ -59,6 +59,20 @@ def test_simhash_block_keys_pair_only_hashes_within_the_distance() -> None:
     assert _pairs(_keys(rows), cap=10) == {("b", "simhash", "a", DAY)}
 
 
+def test_a_pair_sharing_several_band_keys_is_one_row() -> None:
+    h = "0" * 16
+    rows = [(d, t, "lsh", f"band{i}", h) for d, t in (("a", "1"), ("b", "2")) for i in range(3)]
+    rows.append(("b", "2", "title", "t", h))
+    rows.append(("a", "1", "title", "t", h))
+    out = [
+        (r["id"], r["rule"], r["cand_id"])
+        for b in _group_pairs(iter(_keys(rows)), 10, DAY, 3)
+        for r in b.to_pylist()
+    ]
+    # One row per rule: three shared bands, one shared title.
+    assert sorted(out) == [("b", "lsh", "a"), ("b", "title", "a")]
+
+
 def test_an_empty_partition_gives_no_batch() -> None:
     assert list(_group_pairs(iter([]), 5, DAY, 3)) == []
 
