@@ -39,6 +39,11 @@ class SqliteStore(Store):
             str(self.path), timeout=busy_timeout_s, isolation_level=None, check_same_thread=False
         )
         self._conn.execute("PRAGMA synchronous=NORMAL")
+        # Up to 64 MiB of pages per connection (SQLite's default is 2 MiB): a day's puts
+        # and lookups touch pages across index tables of hundreds of MB. Rerunning the
+        # publish of a 16,500-record day: its Python workers 9.5 and 8.9 CPU s, 10.5
+        # and 10.4 s with the default.
+        self._conn.execute("PRAGMA cache_size=-65536")
         self._init_schema()
 
     def _open_read_only(self, busy_timeout_s: float) -> sqlite3.Connection:
