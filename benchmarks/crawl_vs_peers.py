@@ -5,7 +5,7 @@
         --per-day 16000 --seed 29
     .venv/bin/python benchmarks/crawl_vs_peers.py --crawl /tmp/crawl
         [--only crawldedup datasketch fast mllib] [--work DIR] [--json OUT] [--timeout 1800]
-        [--index 1000000]
+        [--index 1000000] [--store hbase://127.0.0.1:9090/bench]
 
 The crawl is ``ROOT/dt=YYYY-MM-DD/*.jsonl[.gz]`` (``id, url, title, content`` or ``html``,
 ``fetched_at``), optionally with ``ROOT/truth.jsonl`` (``id, cluster``). Each tool is a
@@ -39,6 +39,10 @@ whole process tree (Python, the driver JVM, Spark's Python workers), which a pla
   keeps the last-seen CPU of every process whose parent ignores SIGCHLD (read from
   /proc/PID/status); that is added (``cpu_unreaped``, short by at most one sample
   interval per such process).
+
+With ``--store`` naming HBase (``scripts/hbase.sh up``), the HBase daemons' CPU during
+each run (master with its in-process region server, Thrift) is added to crawldedup's
+(not to its per-stage rows).
 
 The table's CPU is ``cpu_wait4 + cpu_unreaped``; the JSON also keeps the child-only
 figure and the largest psutil sample of the live tree (a lower bound) as cross-checks.
@@ -277,40 +281,81 @@ class Outcome:
     groups: dict[str, str] = field(default_factory=dict, repr=False)
 
 
-def cli(cmd: list[str]) -> str:
-    return subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
+def cli(cmd: list[str], env: dict[str, str] | None = None) -> str:
+    return subprocess.run(cmd, capture_output=True, text=True, check=True, env=env).stdout
 
 
-def preload_index(exe: str, home: Path, first_day: str, count: int) -> float:
+def hbase_cpu() -> float:
+    """CPU seconds so far of the local HBase's daemons (scripts/hbase.sh pid files): a run
+    against HBase spends CPU there too, outside crawldedup's process tree."""
+    run_dir = Path(os.environ.get("HBASE_DATA_DIR") or HERE.parent / ".hbase") / "run"
+    total = 0.0
+    for pid_file in run_dir.glob("*.pid"):
+        with contextlib.suppress(OSError, ValueError, psutil.Error):
+            t = psutil.Process(int(pid_file.read_text().strip())).cpu_times()
+            total += t.user + t.system
+    return total
+
+
+def store_env(work: Path, name: str, store: str | None) -> dict[str, str] | None:
+    """The environment of a tool's crawldedup commands: with ``store``, a config file
+    naming it (table prefix: the store URL's, then the tool's name), its tables dropped."""
+    if not store:
+        return None
+    url = store + name.replace("-", "")
+    with open_store(url) as s:
+        drop = getattr(s, "drop_all", None)
+        if drop is not None:
+            drop()  # a fresh store for every measurement
+    conf = work / f"{name}-store.toml"
+    conf.write_text(f'store_url = "{url}"\n', encoding="utf-8")
+    return {**os.environ, "CRAWLDEDUP_CONFIG": str(conf)}
+
+
+def preload_index(
+    exe: str, home: Path, first_day: str, count: int, env: dict[str, str] | None = None
+) -> float:
     """Untimed: ``count`` filler documents of the day before ``first_day`` written into
-    the home's store (benchmarks/filler_index.py), and the Bloom blocks that earlier
-    days' runs would have left (``stage bloom --rebuild-blocks``). Returns seconds."""
+    the home's store, or the store of ``env``'s config (benchmarks/filler_index.py), and
+    the Bloom blocks that earlier days' runs would have left (``stage bloom
+    --rebuild-blocks``). Returns seconds."""
     t0 = time.perf_counter()
     home.mkdir(parents=True)
     before = (dt.date.fromisoformat(first_day) - dt.timedelta(days=1)).isoformat()
-    with open_store(f"sqlite:///{home / 'store.db'}") as store:
+    url = f"sqlite:///{home / 'store.db'}"
+    if env is not None and "CRAWLDEDUP_CONFIG" in env:
+        url = Path(env["CRAWLDEDUP_CONFIG"]).read_text(encoding="utf-8").split('"')[1]
+    with open_store(url) as store:
         load_fillers(store, Config(), count, before, random.Random(count))
     # Bloom upkeep only: --rebuild-blocks needs no input and runs no other stage.
-    cli([exe, "stage", "bloom", "--rebuild-blocks", "--date", first_day, "--home", str(home)])
+    bloom = [exe, "stage", "bloom", "--rebuild-blocks", "--date", first_day, "--home", str(home)]
+    cli(bloom, env)
     return time.perf_counter() - t0
 
 
 def run_crawldedup(
-    crawl: Path, work: Path, days: list[str], index: int = 0, name: str = "crawldedup"
+    crawl: Path,
+    work: Path,
+    days: list[str],
+    index: int = 0,
+    name: str = "crawldedup",
+    store: str | None = None,
 ) -> Outcome:
     exe = crawldedup_bin()
     home = work / f"home-{name}"
     shutil.rmtree(home, ignore_errors=True)
     note = "one `crawldedup run` per day"
-    env = None
+    env = store_env(work, name, store)
+    if store:
+        note += f", store {store}…, HBase daemons' CPU included"
     if name == "crawldedup-conf":
         conf = work / "spark-conf"
         shutil.rmtree(conf, ignore_errors=True)
         cli([str(SPARK_CONF_SCRIPT), str(conf)])
-        env = {**os.environ, "SPARK_CONF_DIR": str(conf)}
+        env = {**(env or os.environ), "SPARK_CONF_DIR": str(conf)}
         note += ", SPARK_CONF_DIR from scripts/spark_conf.sh"
     if index:
-        secs = preload_index(exe, home, days[0], index)
+        secs = preload_index(exe, home, days[0], index, env)
         note += f", on an index of {index:,} filler documents (loaded untimed in {secs:.0f} s)"
     res = Outcome(name, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, note=note)
     if name == "crawldedup-through":
@@ -321,13 +366,13 @@ def run_crawldedup(
         first = crawl / f"dt={days[0]}"
         cmd = [exe, "run", "--date", days[0], "--through", days[-1], "--input", str(first)]
         log = work / f"{name}.log"
-        runs = [(days, log, run_tree([*cmd, "--home", str(home)], log, env=env))]
+        runs = [(days, log, run_counted([*cmd, "--home", str(home)], log, env, store))]
     else:
         runs = []
         for d in days:
             cmd = [exe, "run", "--date", d, "--input", str(crawl / f"dt={d}"), "--home", str(home)]
             log = work / f"{name}-{d}.log"
-            runs.append(([d], log, run_tree(cmd, log, env=env)))
+            runs.append(([d], log, run_counted(cmd, log, env, store)))
     for run_days, log, tree in runs:
         if tree.rc not in (0, 3):  # 3: the data-quality gate, still a run
             tail = log.read_text(encoding="utf-8")[-1500:]
@@ -335,17 +380,34 @@ def run_crawldedup(
         for k in CPU_FIELDS:
             setattr(res, k, getattr(res, k) + getattr(tree, k))
         for d in run_days:
-            res.docs += collect_day(exe, home, d, tree, len(run_days) == 1, res)
+            res.docs += collect_day(exe, home, d, tree, len(run_days) == 1, res, env)
     return res
 
 
-def collect_day(exe: str, home: Path, d: str, tree: Tree, whole_run: bool, res: Outcome) -> int:
+def run_counted(cmd: list[str], log: Path, env: dict[str, str] | None, store: str | None) -> Tree:
+    """``run_tree``; against HBase, the HBase daemons' CPU during the run added to it."""
+    before = hbase_cpu() if store else 0.0
+    tree = run_tree(cmd, log, env=env)
+    if store:
+        tree.cpu += hbase_cpu() - before
+    return tree
+
+
+def collect_day(
+    exe: str,
+    home: Path,
+    d: str,
+    tree: Tree,
+    whole_run: bool,
+    res: Outcome,
+    env: dict[str, str] | None = None,
+) -> int:
     """Day ``d``'s groups into ``res.groups`` and its costs into ``res.days``; its documents.
     ``whole_run``: the run was this day alone (its wall and CPU are the run's), else the
     day's are those of the span of its stages."""
     base = ["--date", d, "--home", str(home)]
-    rep = json.loads(cli([exe, "report", *base]))
-    for line in cli([exe, "verdicts", *base]).splitlines():
+    rep = json.loads(cli([exe, "report", *base], env))
+    for line in cli([exe, "verdicts", *base], env).splitlines():
         if line.strip():
             v = json.loads(line)
             res.groups[v["id"]] = v.get("group") or v["id"]
@@ -477,6 +539,12 @@ def main(argv: list[str] | None = None) -> int:
         help="crawldedup's store starts with this many earlier documents (fillers; the peers "
         "have no index)",
     )
+    ap.add_argument(
+        "--store",
+        help="crawldedup's store URL without its table prefix's end, e.g. "
+        "hbase://127.0.0.1:9090/bench (each crawldedup row gets its own prefix, dropped "
+        "first); default: the embedded store in the row's home",
+    )
     args = ap.parse_args(argv)
 
     crawl = args.crawl.resolve()
@@ -497,7 +565,7 @@ def main(argv: list[str] | None = None) -> int:
             continue
         print(f"running {name} ...", file=sys.stderr, flush=True)
         if name.startswith("crawldedup"):
-            r = run_crawldedup(crawl, work, days, args.index, name)
+            r = run_crawldedup(crawl, work, days, args.index, name, args.store)
         else:
             r = run_peer(name, crawl, work, args.timeout if name == "mllib" else None)
         print(f"  {name}: wall {fmt(r.wall)} s, CPU {fmt(r.cpu)} s {r.note}", file=sys.stderr)
