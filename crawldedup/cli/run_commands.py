@@ -47,7 +47,8 @@ def cmd_run(args: argparse.Namespace, cfg: Config) -> int:
         later = _later_days(ctx, args.cascade_later, args.through)
         for following in later if args.through else []:  # --replace is for --date alone
             if following.input_dir is not None:  # following_days gives each its folder
-                _refuse_emptying_a_published_day(following, following.input_dir)
+                hint = f"run {following.day} by itself with --replace to do that"
+                _refuse_emptying_a_published_day(following, following.input_dir, hint)
         with store_lock(ctx.store, f"run {ctx.day}", progress=_progress):
             _progress(f"[{ctx.day}] starting Spark ({cfg.spark.master}), store {ctx.store}")
             spark = build_session(cfg, "crawldedup-run")
@@ -81,7 +82,9 @@ def _later_days(ctx: DayContext, cascade: bool, through: str | None) -> list[Day
         raise UsageError(f"crawldedup: {exc}") from None
 
 
-def _refuse_emptying_a_published_day(ctx: DayContext, input_dir: Path) -> None:
+def _refuse_emptying_a_published_day(
+    ctx: DayContext, input_dir: Path, hint: str = "--replace to do that"
+) -> None:
     """A rerun replaces the day: from a folder without data files (a crawl not landed yet,
     a wrong path) it would delete every verdict, document and posting of the day."""
     from crawldedup.ingest.readers import select_input_files
@@ -94,7 +97,7 @@ def _refuse_emptying_a_published_day(ctx: DayContext, input_dir: Path) -> None:
     if published:
         raise UsageError(
             f"crawldedup: {input_dir} has no data files but {ctx.day} is published in "
-            f"{ctx.store}; a rerun would remove its verdicts (--replace to do that)"
+            f"{ctx.store}; a rerun would remove its verdicts ({hint})"
         )
 
 

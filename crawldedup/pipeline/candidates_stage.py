@@ -237,10 +237,12 @@ def _look_up(
                         near.append(posting)
             yield (r["id"], r["fetched_at"], rule, r["key"], len(postings), None, None, None)
             earlier = sorted(p for p in near if p[2] < day and p[1] != r["id"])
+            once = Rule(rule).multi_key  # one key per document: no repeats to drop
             for cand_fetched, cand_id, cand_day in earlier[:cap]:
-                if (r["id"], rule, cand_id) in seen:
-                    continue
-                seen.add((r["id"], rule, cand_id))
+                if once:
+                    if (r["id"], rule, cand_id) in seen:
+                        continue
+                    seen.add((r["id"], rule, cand_id))
                 yield (
                     r["id"],
                     r["fetched_at"],

@@ -220,3 +220,15 @@ def test_a_published_day_is_not_emptied_by_a_rerun_from_an_empty_folder(tmp_path
     assert proc.returncode == 2
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and "--replace" in lines[0] and "published" in lines[0], proc.stderr
+    # --through: a following day is refused the same way, and --replace (which is for
+    # --date's day) does not lift it.
+    later = tmp_path / "dt=2026-11-02"
+    later.mkdir()
+    with open_store(f"sqlite:///{home / 'store.db'}") as store:
+        store.put("days", {"2026-11-02": {"r:report": b"{}"}})
+    args = ["--input", str(day), "--through", "2026-11-02", "--replace"]
+    proc = cli("run", "--date", "2026-11-01", *args, home=home, check=False)
+    assert proc.returncode == 2
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and "2026-11-02 is published" in lines[0], proc.stderr
+    assert "run 2026-11-02 by itself with --replace" in lines[0], proc.stderr
