@@ -93,6 +93,21 @@ def rank_within_day(keys: DataFrame) -> DataFrame:
 
 
 _SAME_DAY_ARROW = to_arrow_schema(schemas.CANDIDATES)
+_MULTI_KEY = frozenset(r.value for r in Rule if r.multi_key)
+
+
+def _first_sight(seen: set[tuple[str, str, str]], doc: str, rule: str, cand: str) -> bool:
+    """Whether this task meets (doc, rule, cand) for the first time. A pair sharing
+    several keys of a rule (LSH bands, SimHash blocks) is one row per task, not one per
+    key: near copies share most of their 20 bands. Rules with one key per document never
+    repeat a pair, so only multi-key rules are remembered."""
+    if rule not in _MULTI_KEY:
+        return True
+    pair = (doc, rule, cand)
+    if pair in seen:
+        return False
+    seen.add(pair)
+    return True
 
 
 def _group_pairs(
@@ -112,29 +127,21 @@ def _group_pairs(
     ids, fetched = table.column("id").to_pylist(), table.column("fetched_at").to_pylist()
     hashes = table.column("simhash").to_pylist()
     simhash_rule = Rule.SIMHASH.value
-    multi = {r.value for r in Rule if r.multi_key}
 
     def rows() -> Iterator[tuple[str, str, str, str, str, str]]:
-        # A pair sharing several keys of a rule (LSH bands, SimHash blocks) is one row
-        # per partition, not one per key: near copies share most of their 20 bands.
-        seen: set[tuple[str, str, str]] = set()
+        seen: set[tuple[str, str, str]] = set()  # see _first_sight
         n, i = len(ids), 0
         while i < n:
             j = i + 1
             while j < n and keys[j] == keys[i] and rules[j] == rules[i]:
                 j += 1
             rule = rules[i]
-            once = rule in multi
             for a in range(i + 1, j):  # a key held once (j == i + 1) pairs nothing
                 for b in range(i, min(a, i + cap)):
                     if rule == simhash_rule and not _near(hashes[a], hashes[b], max_distance):
                         continue
-                    if once:
-                        pair = (ids[a], rule, ids[b])
-                        if pair in seen:
-                            continue
-                        seen.add(pair)
-                    yield ids[a], fetched[a], rule, ids[b], fetched[b], day
+                    if _first_sight(seen, ids[a], rule, ids[b]):
+                        yield ids[a], fetched[a], rule, ids[b], fetched[b], day
             i = j
 
     yield from tuple_batches(rows(), _SAME_DAY_ARROW)
@@ -213,8 +220,8 @@ def _look_up(
 ) -> Iterator[tuple[Any, ...]]:
     """LOOKUPS rows of Bloom hits: one multi-get per rule and batch of hits."""
 
-    # A candidate found under several keys of a rule (LSH bands) is one row per task, not
-    # one per key; the rows without a candidate (each key's count of postings) all stay.
+    # A candidate is one row per task (_first_sight); the rows without a candidate (each
+    # key's count of postings) all stay.
     seen: set[tuple[str, str, str]] = set()
 
     def lookup(store: Store, rule: str, batch: list[KeyRow]) -> Iterator[tuple[Any, ...]]:
@@ -237,12 +244,9 @@ def _look_up(
                         near.append(posting)
             yield (r["id"], r["fetched_at"], rule, r["key"], len(postings), None, None, None)
             earlier = sorted(p for p in near if p[2] < day and p[1] != r["id"])
-            once = Rule(rule).multi_key  # one key per document: no repeats to drop
             for cand_fetched, cand_id, cand_day in earlier[:cap]:
-                if once:
-                    if (r["id"], rule, cand_id) in seen:
-                        continue
-                    seen.add((r["id"], rule, cand_id))
+                if not _first_sight(seen, r["id"], rule, cand_id):
+                    continue
                 yield (
                     r["id"],
                     r["fetched_at"],

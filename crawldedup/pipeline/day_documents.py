@@ -11,7 +11,7 @@ schema Spark reads back: the pages' texts never travel through the JVM.
 from __future__ import annotations
 
 import shutil
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from pathlib import Path
 
 import pyarrow as pa
@@ -55,21 +55,18 @@ def write_part(
     repeats_dir: str | None,
     boiler: dict[str, frozenset[str]],
     cfg: Config,
-) -> int:
-    """docs/part-``index`` from parsed/part-``index`` (the input file ``source``); its rows."""
+) -> None:
+    """docs/part-``index`` from parsed/part-``index`` (the input file ``source``)."""
     table = pq.read_table(part_file(parsed_dir, index))
     table = _first_records(table, _repeated_positions(repeats_dir, source))
     batches: Iterable[pa.RecordBatch] = table.to_batches(max_chunksize=BATCH_ROWS)
     if boiler:
         batches = refingerprint(iter(batches), boiler, cfg)
     out = PartWriter(part_file(docs_dir, index), _DOC_ARROW)
-    rows = 0
     for b in batches:
         columns = [b.column(n) for n in DOC_SCHEMA.names]
         out.write(pa.RecordBatch.from_arrays(columns, schema=_DOC_ARROW))
-        rows += b.num_rows
     out.close()
-    return rows
 
 
 def write_documents(
@@ -81,9 +78,9 @@ def write_documents(
     repeats: DataFrame | None,
     repeats_dir: str,
     boiler: dict[str, frozenset[str]],
-) -> int:
-    """work/docs of the day: one part per input file, written by its own task; the
-    documents written. ``repeats``: (source, position) of the repeated ids, or None."""
+) -> None:
+    """work/docs of the day: one part per input file, written by its own task.
+    ``repeats``: (source, position) of the repeated ids, or None."""
     shutil.rmtree(docs_dir, ignore_errors=True)
     Path(docs_dir).mkdir(parents=True)
     shutil.rmtree(repeats_dir, ignore_errors=True)
@@ -94,12 +91,10 @@ def write_documents(
     sc = spark.sparkContext
     shared = sc.broadcast(boiler)
 
-    def parts(pairs: Iterable[tuple[int, str]]) -> Iterator[int]:
+    def parts(pairs: Iterable[tuple[int, str]]) -> None:
         for i, source in pairs:
-            yield write_part(i, source, parsed_dir, docs_dir, found, shared.value, cfg)
+            write_part(i, source, parsed_dir, docs_dir, found, shared.value, cfg)
 
     # Each task gets its own (index, file): the list of files is not in the closure.
-    tasks = sc.parallelize(list(enumerate(files)), len(files))
-    written = sum(tasks.mapPartitions(parts).collect())
+    sc.parallelize(list(enumerate(files)), len(files)).foreachPartition(parts)
     shared.unpersist()
-    return written
