@@ -6,8 +6,9 @@ Where they come from is ``bloom.source``:
   size (``bloom.capacity_docs``) holding every key the rule's index table has had; the
   publish stage ORs each day's keys into it *before* it writes the postings, so a block
   is never missing a key the index has. Reading them costs the same at any index size.
-  When a block is missing or was sized otherwise (a new store, a store of an older
-  version, a changed ``bloom.*``), the blocks are rebuilt once from the index tables.
+  A block that is missing or was sized otherwise (a new store, a store of an older
+  version, a changed ``bloom.*``, a block a rerun dropped because it took keys back) is
+  rebuilt from its range of the index table and stored again.
 * ``scan``: every (rule, key range) task scans its range of the index table (key-only)
   and sizes a filter for the keys it found.
 
@@ -121,15 +122,17 @@ def sizing_cell(cfg: Config, rule: Rule) -> bytes:
     ).encode()
 
 
-def blocks_current(store: Store, cfg: Config, rules: Sequence[Rule]) -> bool:
-    """Every rule's blocks are in the store, sized as the config says."""
+def current_blocks(store: Store, cfg: Config, rules: Sequence[Rule]) -> set[tuple[str, int]]:
+    """The (rule, range) blocks that are in the store, sized as the config says (a rerun
+    of a day drops the blocks of keys it took back: those are rebuilt)."""
     rows = [block_row(r.value, i) for r in rules for i in range(cfg.bloom.scan_splits)]
     found = store.get(BLOCKS, rows, columns=["b:sizing"])
-    return all(
-        found.get(block_row(r.value, i), {}).get("b:sizing") == sizing_cell(cfg, r)
+    return {
+        (r.value, i)
         for r in rules
         for i in range(cfg.bloom.scan_splits)
-    )
+        if found.get(block_row(r.value, i), {}).get("b:sizing") == sizing_cell(cfg, r)
+    }
 
 
 def or_keys_into_blocks(store: Store, cfg: Config, rule: Rule, index: int, keys: list[str]) -> None:
@@ -199,8 +202,8 @@ def rebuild(
     """Every rule's per-range filters, in parallel; writes the manifest and returns where
     the filters came from ("blocks" or "scan") and each rule's figures.
 
-    From the stored blocks when ``bloom.source = "blocks"`` and they are current;
-    otherwise by scanning the index tables (and, for ``blocks``, storing what was built,
+    From the stored blocks when ``bloom.source = "blocks"``, each block that is not
+    current by scanning its range of the index table (and storing what was built,
     so the next day reads blocks again). ``force_scan``: the repair path.
     """
     cfg = ctx.cfg
@@ -211,11 +214,11 @@ def rebuild(
     min_capacity = math.ceil(cfg.bloom.min_capacity / len(ranges))
     error_rate = cfg.bloom.error_rate
     use_blocks = cfg.bloom.source == "blocks"
+    current: set[tuple[str, int]] = set()
     if use_blocks and not force_scan:
         with open_store(store_url) as store:
-            read_blocks = blocks_current(store, cfg, enabled(cfg.cascade.rules))
-    else:
-        read_blocks = False
+            current = current_blocks(store, cfg, enabled(cfg.cascade.rules))
+    read_blocks = len(current) == len(tasks)
     sizings = {r: block_sizing(cfg, Rule(r)) for r in rules}
     sizing_cells = {r: sizing_cell(cfg, Rule(r)) for r in rules}
     root = bloom_dir(ctx)
@@ -224,7 +227,7 @@ def rebuild(
 
     def build(t: tuple[str, int, str, str | None]) -> tuple[str, int, int, int, int]:
         rule, i, lo, hi = t
-        if read_blocks:
+        if (rule, i) in current:
             with open_store(store_url) as store:
                 row = block_row(rule, i)
                 data = store.get(BLOCKS, [row], columns=["b:bits"])[row]["b:bits"]

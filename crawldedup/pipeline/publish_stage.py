@@ -1,16 +1,15 @@
 """Stage 5: groups, then verdicts, document rows and index postings written to the store.
 
-Rerunning a day replaces that day's results: the previous run's group memberships
-of the day are removed first, and documents that are no longer in the day's input
-lose their postings, document row and verdict. All other writes are puts of the
-same cells, so a rerun is idempotent. Index postings are capped per key: a
+Rerunning a day replaces that day's results whole: before its first write the stage
+takes back what the earlier run of the day wrote and this run does not write again
+(:mod:`crawldedup.pipeline.retraction`), and every row it puts has every column. Index
+postings are capped per key: a
 document's posting is written only while the key has fewer than
 ``limits.max_postings_per_key`` postings of earlier-or-equal rank.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Iterator
 from typing import Any
 
@@ -19,23 +18,30 @@ from pyspark.sql import functions as F
 from pyspark.sql.types import StringType, StructField, StructType
 
 from crawldedup.core.grouping import groups
-from crawldedup.day_state import check_replacement, mark_incomplete
+from crawldedup.day_state import check_replacement, mark_incomplete, published_with
 from crawldedup.pipeline.bloom_stage import add_day_keys
 from crawldedup.pipeline.candidates_stage import explode_keys, key_hash, rank_within_day
 from crawldedup.pipeline.components import connected_components
 from crawldedup.pipeline.context import DayContext, timed
+from crawldedup.pipeline.retraction import retract_previous_run
 from crawldedup.pipeline.store_batches import store_batches, write_partitions
 from crawldedup.pipeline.work_files import read_work
-from crawldedup.rules import RULES, Rule, enabled
+from crawldedup.rules import Rule, enabled
+from crawldedup.stage_registry import relevance_enabled
 from crawldedup.store import Store, StoreStats, open_store
+from crawldedup.store.day_ledger import put_recorded
 from crawldedup.store.schema import (
     VerdictRecord,
     doc_row,
+    line_hosts_cell,
     line_hosts_row,
     posting_column,
     posting_value,
     verdict_row_key,
 )
+
+# On a day's row of ``days``: its runs record their shared cells in the ledger.
+LEDGER_CELL = "r:ledger"
 
 GROUPS = StructType(
     [StructField("id", StringType(), False), StructField("group", StringType(), False)]
@@ -178,78 +184,6 @@ def _put_canon_cells(store: Store, batch: list[dict[str, Any]]) -> None:
     )
 
 
-def _retract_batch(store: Store, batch: list[Row], day: str) -> int:
-    """Remove the previous run's group cells of the day, and everything of stale docs."""
-    by_group: dict[str, list[str]] = {}
-    for r in batch:
-        by_group.setdefault(r["old_group"], []).append(r["id"])
-    own: list[str] = []  # groups whose canonical is of this day: its own cell
-    for g, ids in by_group.items():
-        members = [posting_column(i) for i in ids if i != g]
-        if members:
-            store.delete("groups", [g], columns=members)
-        if g in ids:
-            own.append(g)
-    if own:
-        # A canonical's own cell stays while later days' duplicates still list the group
-        # (they are not recomputed by this rerun); it goes with the group's last member.
-        group_rows = store.get("groups", own)
-        alone = [g for g in own if set(group_rows.get(g, {})) <= {posting_column(g)}]
-        for g in alone:
-            store.delete("groups", [g], columns=[posting_column(g)])
-    stale = [r["id"] for r in batch if r["stale"]]
-    if stale:
-        doc_rows = store.get("docs", stale, columns=["m:keys", "m:day"])
-        for doc_id in stale:
-            row = doc_rows.get(doc_id, {})
-            if row.get("m:day", b"").decode() != day:
-                continue  # the id now belongs to another day's document
-            keys = json.loads(row.get("m:keys", b"{}"))
-            for rule, key in keys.items():
-                if key and rule in RULES:
-                    rows = key if isinstance(key, list) else [key]
-                    store.delete(Rule(rule).table, rows, columns=[posting_column(doc_id)])
-        store.delete(
-            "docs", [d for d in stale if doc_rows.get(d, {}).get("m:day", b"").decode() == day]
-        )
-        store.delete("verdicts", [verdict_row_key(day, d) for d in stale])
-    return len(batch)
-
-
-def _scan_day_verdicts(store_url: str, day: str) -> Iterator[tuple[str, str]]:
-    with open_store(store_url) as store:
-        for key, row in store.scan_prefix("verdicts", f"{day}|"):
-            doc_id = key.partition("|")[2]
-            yield doc_id, (row.get("v:group") or doc_id.encode()).decode()
-
-
-def retract_previous_run(spark: SparkSession, ctx: DayContext, docs: DataFrame) -> int:
-    store_url, day = ctx.store, ctx.day
-    # One task streams the day's verdict range; the driver never holds it.
-    old = spark.createDataFrame(
-        spark.sparkContext.parallelize([0], 1).flatMap(
-            lambda _: _scan_day_verdicts(store_url, day)
-        ),
-        "id string, old_group string",
-    )
-    current = docs.select("id", F.lit(False).alias("stale"))
-    marked = old.join(current, "id", "left").select(
-        "id", "old_group", F.coalesce(F.col("stale"), F.lit(True)).alias("stale")
-    )
-    batch = ctx.cfg.limits.store_batch_size
-
-    def retract(store: Store, rows: list[Row]) -> Iterator[int]:
-        yield _retract_batch(store, rows, day)
-
-    return int(
-        sum(
-            marked.rdd.mapPartitions(
-                lambda it: store_batches(it, store_url, batch, retract)
-            ).collect()
-        )
-    )
-
-
 def postings_to_write(
     docs: DataFrame, lookups: DataFrame, rules: list[Rule], cap: int
 ) -> DataFrame:
@@ -281,17 +215,17 @@ def _put_postings(store: Store, batch: list[dict[str, Any]], day: str) -> None:
 
 def _put_host_lines(store: Store, batch: list[dict[str, Any]], day: str) -> None:
     cell = f"d:{day}"
-    store.put(
-        "host_lines", {f"{r['host']}|{r['line']}": {cell: str(r["pages"]).encode()} for r in batch}
-    )
+    rows = {f"{r['host']}|{r['line']}": {cell: str(r["pages"]).encode()} for r in batch}
+    put_recorded(store, day, "host_lines", rows)
 
 
 def _put_line_hosts(store: Store, batch: list[dict[str, Any]], day: str) -> None:
-    """Rows ``*|line``: hosts where the line is ordinary text (``d:@HOST``, value the day)."""
-    store.put(
-        "host_lines",
-        {line_hosts_row(r["line"]): {f"d:@{h}": day.encode() for h in r["hosts"]} for r in batch},
-    )
+    """Rows ``*|line``: hosts where the line is ordinary text (``d:@HOST|DAY``)."""
+    rows = {
+        line_hosts_row(r["line"]): {line_hosts_cell(h, day): day.encode() for h in r["hosts"]}
+        for r in batch
+    }
+    put_recorded(store, day, "host_lines", rows)
 
 
 def _put_docs(store: Store, batch: list[dict[str, Any]], day: str) -> None:
@@ -381,21 +315,40 @@ def run(spark: SparkSession, ctx: DayContext) -> dict[str, Any]:
             if not ctx.replace:
                 documents = int(ctx.read_stats("fingerprint").get("documents", 0))
                 check_replacement(store, day, documents, cfg.limits.min_rerun_share)
-            mark_incomplete(store, day)  # removed by the report stage, last
-        stats["retracted_rows"] = retract_previous_run(spark, ctx, docs)
+            # A day published before the ledger existed: its shared cells are found by a
+            # scan, once (LEDGER_CELL is written after the retraction).
+            unrecorded = published_with(store, day) is not None and not store.get(
+                "days", [day], columns=[LEDGER_CELL]
+            )
+            mark_incomplete(store, day)  # removed by the commit stage, last
         rules = enabled(cfg.cascade.rules)
         lookups = read_work(spark, ctx.path("lookups"))
         postings_to_write(docs, lookups, rules, cfg.limits.max_postings_per_key).write.mode(
             "overwrite"
-        ).parquet(ctx.path("postings"))  # computed once, read by the Bloom blocks and the puts
+        ).parquet(ctx.path("postings"))  # computed once: retraction, Bloom blocks, puts
         postings = read_work(spark, ctx.path("postings"))
+        stats["retracted"] = retract_previous_run(
+            spark,
+            ctx,
+            docs,
+            postings,
+            unrecorded=unrecorded,
+            relevance_runs=relevance_enabled(cfg),
+        )
+        with open_store(store_url) as store:
+            store.put("days", {day: {LEDGER_CELL: b"1"}})
         if cfg.bloom.source == "blocks":
             # Before the postings: a block may hold keys the index lacks, never the reverse.
             stats["bloom_keys_added"] = add_day_keys(ctx, postings)
         sc = spark.sparkContext
         counters = {n: sc.accumulator(0) for n in StoreStats().as_dict()}
-        # Each partition's puts in key order (write_partitions): a posting's row is its
-        # key in its rule's table, a document's its id, a line count's host|line.
+        # Document and verdict rows before the postings: a posting of the day is always
+        # listed by a document row of the day, so a rerun after a crash finds it.
+        # Each partition's puts in key order (write_partitions): a document's row is its
+        # id, a posting's its key in its rule's table, a line count's host|line.
+        write_partitions(
+            full, store_url, batch, lambda s, b: _put_docs(s, b, day), counters, key_order=("id",)
+        )
         stats["postings_written"] = write_partitions(
             postings,
             store_url,
@@ -403,9 +356,6 @@ def run(spark: SparkSession, ctx: DayContext) -> dict[str, Any]:
             lambda s, b: _put_postings(s, b, day),
             counters,
             key_order=("rule", "key"),
-        )
-        write_partitions(
-            full, store_url, batch, lambda s, b: _put_docs(s, b, day), counters, key_order=("id",)
         )
         # The day's page counts per (host, line) (later days' boilerplate counts), and the
         # hosts where a line is ordinary text (for the other hosts it is no template).

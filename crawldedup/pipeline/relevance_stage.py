@@ -34,6 +34,7 @@ from pyspark.sql import functions as F
 from crawldedup.core.tokenize import terms
 from crawldedup.ingest.readers import list_input_files, read_file
 from crawldedup.pipeline.context import DayContext, timed
+from crawldedup.pipeline.retraction import retract_relevance
 from crawldedup.pipeline.work_files import read_work
 from crawldedup.relevance.library import load_library
 from crawldedup.relevance.links import LinkCandidate, rank_links
@@ -50,6 +51,7 @@ from crawldedup.relevance.weighting import (
 )
 from crawldedup.stage_registry import relevance_enabled
 from crawldedup.store import open_store
+from crawldedup.store.day_ledger import put_recorded
 
 DOCS_COUNT_ROW = "#docs"
 
@@ -154,7 +156,7 @@ def frequencies(
         for batch in chunks(rows, batch_size):
             today = {r["key"]: {cell: str(r["count"]).encode()} for r in batch}
             if not dry_run:
-                store.put("rel_df", today)
+                put_recorded(store, day, "rel_df", today)
             found = store.get("rel_df", list(today))
             for key, cells in today.items():
                 # A dry run writes nothing, so today's cell is added as if it had been.
@@ -219,8 +221,16 @@ def tag_vectors(rows: Iterable[Row], n_docs: int, df: dict[str, int]) -> Iterato
 
 
 def _put_rows(
-    rows: Iterable[Row], store_url: str, table: str, key_cols: list[str], family: str, batch: int
+    rows: Iterable[Row],
+    store_url: str,
+    table: str,
+    key_cols: list[str],
+    family: str,
+    batch: int,
+    recorded_day: str | None = None,
 ) -> None:
+    """Rows keyed by ``key_cols``; with ``recorded_day``, recorded in that day's ledger
+    (rows other days share)."""
     with open_store(store_url) as store:
         for chunk in chunks(rows, batch):
             out: dict[str, dict[str, bytes]] = {}
@@ -228,18 +238,16 @@ def _put_rows(
                 d = r.asDict()
                 key = "|".join(str(d.pop(c)) for c in key_cols)
                 out[key] = {f"{family}:{k}": str(v).encode() for k, v in d.items() if v is not None}
-            store.put(table, out)
+            if recorded_day is None:
+                store.put(table, out)
+            else:
+                put_recorded(store, recorded_day, table, out)
 
 
 def _write_store(
     ctx: DayContext, scores: DataFrame, links: DataFrame, tagvec: DataFrame | None
 ) -> None:
     store_url, day, batch = ctx.store, ctx.day, ctx.cfg.limits.store_batch_size
-    with open_store(store_url) as store:
-        for table in ("rel_scores", "rel_links"):
-            old = [k for k, _ in store.scan_prefix(table, f"{day}|", keys_only=True)]
-            if old:
-                store.delete(table, old)
     s = scores.select(
         F.lit(day).alias("day"), "topic", "id", "score", "relevant", "atoms", "url", "title"
     )
@@ -254,14 +262,17 @@ def _write_store(
         lambda it: _put_rows(it, store_url, "rel_links", ["day", "topic", "rank"], "l", batch)
     )
     if tagvec is not None:
-        tagvec.foreachPartition(lambda it: _put_rows(it, store_url, "rel_docs", ["id"], "v", batch))
+        tagvec.foreachPartition(
+            lambda it: _put_rows(it, store_url, "rel_docs", ["id"], "v", batch, day)
+        )
 
 
 def _docs_so_far(ctx: DayContext, n_today: int) -> int:
     """N of formula 1: documents of every day <= D (today's count written first)."""
     with open_store(ctx.store) as store:
         if not ctx.dry_run:
-            store.put("rel_df", {DOCS_COUNT_ROW: {_day_cell(ctx.day): str(n_today).encode()}})
+            count = {DOCS_COUNT_ROW: {_day_cell(ctx.day): str(n_today).encode()}}
+            put_recorded(store, ctx.day, "rel_df", count)
         row = dict(store.get("rel_df", [DOCS_COUNT_ROW]).get(DOCS_COUNT_ROW, {}))
     row[_day_cell(ctx.day)] = str(n_today).encode()
     return _total_until(row, ctx.day)
@@ -298,6 +309,9 @@ def run(spark: SparkSession, ctx: DayContext) -> dict[str, Any]:
         )
         pages = read_work(spark, ctx.path("relevance/pages"))
         n_today = pages.count()
+        if not ctx.dry_run:  # an earlier run of the day's scores, links and counts
+            with open_store(ctx.store) as store:
+                retract_relevance(store, ctx.day)
         n_docs = _docs_so_far(ctx, n_today)
         keys = pages.select(F.explode("df_keys").alias("key")).groupBy("key").count()
         store_url, day, dry, batch = ctx.store, ctx.day, ctx.dry_run, cfg.limits.store_batch_size

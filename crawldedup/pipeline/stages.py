@@ -155,7 +155,7 @@ NOTHING_TO_JUDGE: dict[str, dict[str, Any]] = {
     "publish": {
         "groups_with_duplicates_today": 0,
         "postings_written": 0,
-        "retracted_rows": 0,
+        "retracted": {},
         "store": {"cells_written": 0},
     },
 }

@@ -46,6 +46,9 @@ TABLES: dict[str, tuple[str, ...]] = {
     # Bloom filter blocks (docs/algorithm.md#bloom): row = "rule|range (3 digits)", cells
     # "b:bits" (the filter of every key the rule's index table has had) and "b:sizing".
     "bloom_blocks": ("b",),
+    # What a day's run wrote into rows other days share (crawldedup/store/day_ledger.py):
+    # row = "YYYY-MM-DD|table|writer", cell "w:cells" = the (row, column) pairs, packed.
+    "ledger": ("w",),
     # Run locks (crawldedup/store_lock.py): row = "run", cell "l:holder" = the holder's
     # JSON (what, host, pid, since, heartbeat), empty when free.
     "locks": ("l",),

@@ -6,6 +6,7 @@ All values are UTF-8 strings, readable from the HBase shell.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -52,24 +53,28 @@ class VerdictRecord:
     measure: str | None = None  # exact | jaccard | containment | cosine | boilerplate_only
 
     def to_row(self) -> dict[str, bytes]:
-        row = {"v:verdict": self.verdict.encode(), "v:group": self.group.encode()}
-        if self.rule is not None:
-            row["v:rule"] = self.rule.encode()
-        if self.duplicate_of is not None:
-            row["v:duplicate_of"] = self.duplicate_of.encode()
-        if self.similarity is not None:
-            row["v:similarity"] = repr(round(self.similarity, 6)).encode()
-        if self.type is not None:
-            row["v:type"] = self.type.encode()
-        if self.measure is not None:
-            row["v:measure"] = self.measure.encode()
-        return row
+        """Every column, an empty value for a null field: a put of the row replaces
+        every field an earlier run of the day wrote (a put merges cells)."""
+
+        def b(v: str | None) -> bytes:
+            return v.encode() if v is not None else b""
+
+        sim = repr(round(self.similarity, 6)) if self.similarity is not None else None
+        return {
+            "v:verdict": self.verdict.encode(),
+            "v:group": self.group.encode(),
+            "v:rule": b(self.rule),
+            "v:duplicate_of": b(self.duplicate_of),
+            "v:similarity": b(sim),
+            "v:type": b(self.type),
+            "v:measure": b(self.measure),
+        }
 
     @classmethod
     def from_row(cls, row_key: str, row: Row) -> VerdictRecord:
         def s(col: str) -> str | None:
             v = row.get(col)
-            return v.decode() if v is not None else None
+            return v.decode() if v else None  # absent or empty: null
 
         sim = s("v:similarity")
         return cls(
@@ -127,14 +132,26 @@ def doc_row(
 
 def line_hosts_row(line_key: str) -> str:
     """Row ``*|line`` of ``host_lines``: hosts where the line was ordinary text (on fewer
-    than ``boilerplate.min_pages`` of their pages), a cell ``d:@HOST`` each whose value is
-    the day it was written (rows ``host|line`` hold page counts)."""
+    than ``boilerplate.min_pages`` of their pages), a cell ``d:@HOST|DAY`` per host and day
+    (rows ``host|line`` hold page counts). Stores written before 2026-12 hold one cell
+    ``d:@HOST`` per host whose value is the last day that wrote it; both are read."""
     return f"*|{line_key}"
+
+
+def line_hosts_cell(host: str, day: str) -> str:
+    return f"d:@{host}|{day}"
+
+
+def _line_host_days(cells: Row) -> Iterator[tuple[str, str]]:
+    """(host, day) of each cell of a ``*|line`` row, in either layout."""
+    for c, v in cells.items():
+        if not c.startswith("d:@"):
+            continue
+        host, sep, day = c[3:].rpartition("|")
+        yield (host, day) if sep else (c[3:], v.decode())
 
 
 def served_elsewhere(cells: Row, host: str | None, before: str) -> bool:
     """Whether a ``*|line`` row names a host other than ``host`` on a day before
     ``before`` (``served_elsewhere(cells, host, "9999")``: on any day)."""
-    return any(
-        c.startswith("d:@") and c[3:] != host and v.decode() < before for c, v in cells.items()
-    )
+    return any(h != host and d < before for h, d in _line_host_days(cells))

@@ -98,3 +98,37 @@ def test_check_and_put_swaps_only_the_expected_value(store: Store) -> None:
     assert store.check_and_put(*cell, b"a", b"")  # the holder gives it back
     assert store.check_and_put(*cell, b"", b"c")
     assert store.get("locks", ["run"]) == {"run": {"l:holder": b"c"}}
+
+
+def test_a_days_ledger_takes_back_exactly_the_cells_it_recorded(store: Store) -> None:
+    """Reruns delete what the earlier run of a day wrote into shared rows: the cells its
+    ledger recorded, and no other day's (store/day_ledger.py)."""
+    from crawldedup.store.day_ledger import has_records, put_recorded, retract_recorded
+
+    put_recorded(store, "2026-11-01", "host_lines", {"a.example|k1": {"d:2026-11-01": b"3"}})
+    put_recorded(store, "2026-11-02", "host_lines", {"a.example|k1": {"d:2026-11-02": b"5"}})
+    put_recorded(
+        store, "2026-11-02", "host_lines", {"*|k1": {"d:@b.example|2026-11-02": b"2026-11-02"}}
+    )
+    put_recorded(store, "2026-11-02", "rel_df", {"w|word": {"d:2026-11-02": b"7"}})
+    assert retract_recorded(store, "2026-11-02", ("host_lines",)) == 2
+    assert dict(store.scan("host_lines")) == {"a.example|k1": {"d:2026-11-01": b"3"}}
+    assert has_records(store, "2026-11-02")  # rel_df's record is left for its owner
+    assert retract_recorded(store, "2026-11-02") == 1
+    assert not has_records(store, "2026-11-02") and has_records(store, "2026-11-01")
+    assert dict(store.scan("rel_df")) == {}
+
+
+def test_a_day_published_before_the_ledger_is_found_by_a_scan(store: Store) -> None:
+    from crawldedup.store.day_ledger import retract_unrecorded
+    from crawldedup.store.schema import served_elsewhere
+
+    old_layout = {"*|k1": {"d:@b.example": b"2026-11-02", "d:@c.example": b"2026-11-01"}}
+    store.put("host_lines", {"a.example|k1": {"d:2026-11-01": b"3", "d:2026-11-02": b"4"}})
+    store.put("host_lines", old_layout)
+    assert served_elsewhere(old_layout["*|k1"], "a.example", "2026-11-02")  # c, on 11-01
+    assert retract_unrecorded(store, "2026-11-02", ("host_lines",)) == 2
+    assert dict(store.scan("host_lines")) == {
+        "a.example|k1": {"d:2026-11-01": b"3"},
+        "*|k1": {"d:@c.example": b"2026-11-01"},
+    }

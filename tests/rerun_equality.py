@@ -1,0 +1,122 @@
+"""What a published day looks like to its readers, for comparing a rerun with a fresh run.
+
+A rerun of a day with parameters Y must leave the store as a fresh run with Y would
+(docs/store.md#reruns). :func:`published_state` reads everything a user or a later day
+reads: every table (the ledger by what it records, not by its writers' random row keys),
+and per day the verdicts, the groups view, the report and ``explain`` of its documents.
+Left out, because they describe the run rather than the day: timings, store operation
+counts, the store's URL, the time of the commit, the figures of the Bloom filter the run
+probed, and the run lock. A Bloom block a rerun dropped is
+rebuilt by the next day's bloom stage, so blocks are compared where both stores have one.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from crawldedup.config import Config
+from crawldedup.explain import ExplainError, explain
+from crawldedup.store import open_store
+from crawldedup.store.base import TABLES
+from crawldedup.store.day_ledger import CELLS, LEDGER, unpack
+from crawldedup.store.schema import VerdictRecord
+from crawldedup.views import day_verdicts, top_groups
+
+# Fields of a report that describe the run, not the day (module docstring).
+# The Bloom figures describe the filter the run probed: a rerun of an earlier day probes
+# one that also holds the later days' keys (and its own earlier run's), which the
+# lookups then set aside; the filters' contents are compared as the stored blocks.
+RUN_FIELDS = ("seconds", "store_ops", "store", "input", "bloom")
+
+
+def _report(text: bytes) -> dict[str, Any]:
+    report = json.loads(text)
+    for f in RUN_FIELDS:
+        report.pop(f, None)
+    report.get("config", {}).pop("committed_at", None)
+    return report
+
+
+def _day_cell(column: str, value: bytes) -> Any:
+    if column == "r:report":
+        return _report(value)
+    if column == "r:published":
+        published = json.loads(value)
+        published.pop("committed_at", None)
+        return published
+    return value
+
+
+def _tables(store: Any) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for table in TABLES:
+        if table in ("locks", LEDGER):
+            continue
+        rows = dict(store.scan(table))
+        if table == "days":
+            rows = {d: {c: _day_cell(c, v) for c, v in cells.items()} for d, cells in rows.items()}
+        out[table] = rows
+    recorded: dict[str, set[tuple[str, str]]] = {}
+    for key, cells in store.scan(LEDGER) if LEDGER in TABLES else ():
+        day, table, _ = key.split("|", 2)
+        recorded.setdefault(f"{day}|{table}", set()).update(unpack(cells[CELLS]))
+    out[LEDGER] = recorded
+    return out
+
+
+def published_state(store_url: str, home: Path, days: list[str], cfg: Config) -> dict[str, Any]:
+    with open_store(store_url) as store:
+        state: dict[str, Any] = {"tables": _tables(store)}
+        for day in days:
+            verdicts = sorted((v.as_json() for v in day_verdicts(store, day)), key=str)
+            groups = [g.as_json() for g in top_groups(store, day, 10_000)]
+            explained = {}
+            for v in verdicts:
+                try:
+                    explained[v["id"]] = explain(store, home, day, v["id"], cfg, None)
+                except ExplainError as exc:
+                    explained[v["id"]] = [f"error: {exc}"]
+            state[day] = {"verdicts": verdicts, "groups": groups, "explain": explained}
+    return state
+
+
+def _leaves(path: str, x: Any, y: Any) -> list[str]:
+    if x == y:
+        return []
+    if isinstance(x, dict) and isinstance(y, dict):
+        return [
+            d
+            for k in sorted(x.keys() | y.keys(), key=str)
+            for d in _leaves(f"{path}[{k}]", x.get(k), y.get(k))
+        ]
+    return [f"{path}: {str(x)[:200]} != {str(y)[:200]}"]
+
+
+def differences(a: dict[str, Any], b: dict[str, Any]) -> list[str]:
+    """Readable differences between two states, one per differing leaf (empty: equal);
+    Bloom blocks compared where both stores have the row."""
+    blocks_a = a["tables"].pop("bloom_blocks", {})
+    blocks_b = b["tables"].pop("bloom_blocks", {})
+    try:
+        out = [
+            f"bloom_blocks {row}: differs"
+            for row in sorted(blocks_a.keys() & blocks_b.keys())
+            if blocks_a[row] != blocks_b[row]
+        ]
+        return out + _leaves("", a, b)
+    finally:
+        a["tables"]["bloom_blocks"], b["tables"]["bloom_blocks"] = blocks_a, blocks_b
+
+
+def unique_lines_with_duplicate_fields(store_url: str, day: str) -> list[dict[str, Any]]:
+    """The issue's reproduction: unique verdict lines that carry a rule or a target."""
+    with open_store(store_url) as store:
+        rows = store.scan_prefix("verdicts", f"{day}|")
+        lines = [VerdictRecord.from_row(k, r).as_json() for k, r in rows]
+    return [
+        v
+        for v in lines
+        if v["verdict"] == "unique" and (v["rule"] or v["duplicate_of"] or v["type"])
+    ]
