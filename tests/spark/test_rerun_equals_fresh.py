@@ -50,6 +50,8 @@ CASES: dict[str, tuple[dict[str, Any], dict[str, Any], bool]] = {
     ),
     "boilerplate_off": ({}, {"boilerplate.enabled": False}, False),
 }
+# make test runs these (60 s each); make test-all every case. HBase has the fewer records
+# (tests/integration/test_rerun_roads.py).
 IN_MAKE_TEST = ("rules_removed", "relevance_off_fewer_records")
 
 
