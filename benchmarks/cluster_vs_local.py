@@ -30,15 +30,16 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+from crawldedup.config import Config
 from crawldedup.pipeline.submit import build_dist
-from crawldedup.stage_registry import DEDUP_STAGES, stage
+from crawldedup.stage_registry import plan, stage
 from crawldedup_airflow.submit_day import spark_conn_env, submit_day
 
 ROOT = Path(__file__).resolve().parents[1]
 CLUSTER = ROOT / "scripts" / "spark_cluster.sh"
 DAY = "2026-11-01"
 DOCS_PER_ORIGINAL = 1.625  # generate_sample: 600 originals -> 975 records
-STAGES = DEDUP_STAGES
+STAGES = plan(Config())
 _STAGE_LINE = re.compile(r"\] 1/1 (\w+)\s+([\d.]+)s")
 
 

@@ -31,11 +31,12 @@ sys.path.insert(0, str(ROOT))  # tests.airflow.conftest, the isolated Airflow's 
 sys.path.insert(0, str(Path(__file__).parent))
 from throughput import DAY, articles, make_day, write_day  # noqa: E402  # the same days
 
-from crawldedup.stage_registry import DEDUP_STAGES  # noqa: E402
+from crawldedup.config import Config  # noqa: E402
+from crawldedup.stage_registry import plan  # noqa: E402
 
 VENV_BIN = Path(sys.executable).parent
 # The stages the default configuration runs, in order (the CLI's and the DAG's).
-STAGES = list(DEDUP_STAGES)
+STAGES = list(plan(Config()))
 _PROGRESS = re.compile(r"\] \d/\d (\w+)\s+([\d.]+)s")
 
 # Runs in a child Python whose environment names the Airflow home: Airflow reads its

@@ -187,7 +187,7 @@ def run_crawldedup(
     spark: Any, cfg: Config, sample: Path, home: Path, days: list[str]
 ) -> tuple[Result, list[float]]:
     from crawldedup.pipeline.context import DayContext
-    from crawldedup.pipeline.stages import day_stages, run_day
+    from crawldedup.pipeline.stages import run_stages
     from crawldedup_demo.demo import predicted_groups
 
     per_day = []
@@ -195,7 +195,7 @@ def run_crawldedup(
     for d in days:
         t = time.perf_counter()
         ctx = DayContext(day=d, home=home, cfg=cfg, input_dir=sample / f"dt={d}")
-        run_day(spark, ctx, stages=day_stages(cfg))
+        run_stages(spark, ctx)
         per_day.append(time.perf_counter() - t)
     seconds = time.perf_counter() - t0
     store = DayContext(day=days[0], home=home, cfg=cfg).store
@@ -710,7 +710,7 @@ def main(argv: list[str] | None = None) -> int:
         )
         print_tables(results, truth, docs, emit)
         emit(
-            f"Wall seconds: crawldedup = the three `run_day` calls (parse, HTML extraction, "
+            f"Wall seconds: crawldedup = the three `run_stages` calls (parse, HTML extraction, "
             f"fingerprints, Bloom, candidates, cosine, store writes; per day "
             f"{', '.join(f'{s:.1f}' for s in per_day)}), without the {session_s:.1f}s "
             f"SparkSession start. Peers = hashing, indexing, querying and grouping of the "

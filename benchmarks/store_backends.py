@@ -24,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "demo"))  # crawlde
 from crawldedup.config import Config
 from crawldedup.pipeline.context import DayContext
 from crawldedup.pipeline.spark import build_session
-from crawldedup.pipeline.stages import run_day
+from crawldedup.pipeline.stages import run_stages
 from crawldedup.store.hbase_store import HBaseStore
 from crawldedup_demo import generate_sample
 
@@ -41,7 +41,7 @@ def run_backend(
             input_dir=sample / f"dt={d}",
         )
         t0 = time.perf_counter()
-        report = run_day(spark, ctx)
+        report = run_stages(spark, ctx)
         wall = time.perf_counter() - t0
         docs = report["documents"]
         trips = report["store_ops"].get("round_trips", 0)

@@ -50,7 +50,7 @@ from crawldedup.config import Config
 from crawldedup.core.fingerprint import fingerprint
 from crawldedup.core.normalize import normalize_text
 from crawldedup.rules import Rule
-from crawldedup.stage_registry import DEDUP_STAGES as STAGES
+from crawldedup.stage_registry import plan
 from crawldedup.store import open_store
 from crawldedup.store.schema import doc_row, posting_column, posting_value
 from crawldedup_demo import corpus
@@ -58,6 +58,8 @@ from crawldedup_demo import corpus
 sys.path.insert(0, str(Path(__file__).parent))
 import quality  # the peers, shared with the quality benchmark
 from filler_index import load_fillers
+
+STAGES = plan(Config())
 
 ROOT = Path(__file__).resolve().parent.parent
 TEXT = "generated"  # --text
@@ -286,7 +288,7 @@ class ProcessTree:
 
 def shuffle_by_stage(events_dir: Path) -> dict[str, dict[str, float]]:
     """Shuffle bytes written and read, and task run seconds, per pipeline stage, from
-    the Spark event log (jobs are grouped by stage name in ``run_day``)."""
+    the Spark event log (jobs are grouped by stage name in ``run_stages``)."""
     group_of_stage: dict[int, str] = {}
     out: dict[str, dict[str, float]] = {}
     for log in sorted(p for p in events_dir.rglob("*") if p.is_file() and "." not in p.name[:1]):

@@ -1,16 +1,17 @@
 """The stages of a day and the data each one reads and writes: the one declaration that
-the CLI's order, ``run_day``, the submit helper, the Airflow DAG's edges and the
-``jobs/`` entry points are derived from.
+the CLI's order, the one runner (``crawldedup.pipeline.stages.run_stages``), the submit
+helper, the Airflow DAG's tasks and the ``jobs/day.py`` entry point are derived from.
 
-A stage is placed after every stage that writes something it reads (``plan``). An
-optional stage that none of the day's other stages reads under a configuration (relevance,
-unless the cascade's cosine reads its vectors) is a side stage: it runs after the day is
-committed and reported, so its failure never holds back the day's verdicts. The DAG
-chains every stage a configuration can enable (``dag_tasks``): an optional stage has a task
-at each place it can take, and runs at the one ``plan`` gives (``dag_task_runs``).
-Adding a stage means declaring it here with its data, writing its runner (a function
-``run(spark, ctx) -> stats`` registered in :mod:`crawldedup.pipeline.stages`) and its
-``jobs/NAME.py`` entry point; its place in the CLI and the DAG follows.
+A stage is placed after every stage that writes something it reads (``plan``). The
+stages that need Spark run in one Spark application per day (``spark_stages``: the DAG's
+``dedup`` task, one ``spark-submit``); commit and report need none. An optional stage that
+none of the day's other stages reads under a configuration (relevance, unless the
+cascade's cosine reads its vectors) has its failure deferred (``deferred_stages``): the
+runner records it, goes on, and raises it after the day is committed and reported, so it
+never holds back the day's verdicts.
+Adding a stage means declaring it here with its data and writing its runner (a function
+``run(spark, ctx) -> stats`` registered in :mod:`crawldedup.pipeline.stages`); its place
+in the CLI and the DAG follows.
 
 Pure (no pyspark): the DAG imports it while parsing. What each stage computes is in
 ``docs/algorithm.md``.
@@ -18,7 +19,6 @@ Pure (no pyspark): the DAG imports it while parsing. What each stage computes is
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal
@@ -228,10 +228,10 @@ def _order(names: Sequence[str], cfg: Config | None) -> tuple[str, ...]:
     return tuple(done)
 
 
-def side_stages(names: Sequence[str], cfg: Config) -> frozenset[str]:
+def deferred_stages(names: Sequence[str], cfg: Config) -> frozenset[str]:
     """The optional stages among ``names`` whose outputs no other stage among them reads
-    under ``cfg`` (directly, or only through other side stages): the day's verdicts do not
-    need them."""
+    under ``cfg`` (directly, or only through other such stages): the day's verdicts do
+    not need them, so their failure is raised only after the day is reported."""
     made = {d: p for d, p in _producers().items() if p in names}
     side: set[str] = set()
     while True:
@@ -249,13 +249,19 @@ def side_stages(names: Sequence[str], cfg: Config) -> frozenset[str]:
 
 
 def plan(cfg: Config) -> tuple[str, ...]:
-    """The stages of one day under ``cfg``, in the order ``crawldedup run`` runs them: the
-    stages the day's verdicts need, each after what it reads, then the side stages."""
-    names = [s.name for s in STAGES if s.enabled(cfg)]
-    side = side_stages(names, cfg)
-    return _order([n for n in names if n not in side], cfg) + _order(
-        [n for n in names if n in side], cfg
-    )
+    """The stages of one day under ``cfg``, in the order ``crawldedup run`` and the DAG
+    run them: each after what it reads."""
+    return _order([s.name for s in STAGES if s.enabled(cfg)], cfg)
+
+
+def spark_stages(cfg: Config) -> tuple[str, ...]:
+    """The stages of ``plan(cfg)`` that need Spark: one application (the DAG's ``dedup``
+    task), before the stages that need none (commit, report)."""
+    names = plan(cfg)
+    spark = tuple(n for n in names if stage(n).spark)
+    if names[: len(spark)] != spark:
+        raise AssertionError(f"a stage without Spark comes before a Spark stage: {names}")
+    return spark
 
 
 def upstream(name: str, cfg: Config) -> tuple[str, ...]:
@@ -278,62 +284,8 @@ DEDUP_STAGES: tuple[str, ...] = plan(Config())
 """The stages of a day under the default configuration, in order."""
 
 
-@dataclass(frozen=True)
-class DagTask:
-    """A task of the DAG's chain: it runs ``stage`` when ``plan`` puts the stage here."""
-
-    task_id: str
-    stage: str
-    side: bool
-    """The place of the stage as a side stage, after the day is committed and reported."""
-
-
-def _read_by(name: str, order: Sequence[str]) -> str | None:
-    """The first stage in ``order`` (that of every possible read) that may read what
-    ``name`` writes; None when no stage ever does."""
-    writes = set(stage(name).writes)
-    return next((n for n in order if n != name and writes & set(stage(n).reads(None))), None)
-
-
-def dag_tasks() -> tuple[DagTask, ...]:
-    """The DAG's tasks, in chain order: every stage in the order of every possible read,
-    an optional stage that some stage may read named ``<stage>_for_<reader>`` there; then
-    each optional stage again, under its own name, at its place as a side stage. A chain,
-    since the stages of a day share the home's and the store's run locks and run one at
-    a time."""
-    tasks: list[DagTask] = []
-    order = _order(NAMES, None)
-    for name in order:
-        reader = _read_by(name, order)
-        if not stage(name).optional:
-            tasks.append(DagTask(name, name, side=False))
-        elif reader is not None:
-            tasks.append(DagTask(f"{name}_for_{reader}", name, side=False))
-    tasks += [DagTask(s.name, s.name, side=True) for s in STAGES if s.optional]
-    return tuple(tasks)
-
-
-DAG_TASKS: dict[str, DagTask] = {t.task_id: t for t in dag_tasks()}
-
-
-def dag_task_runs(task_id: str, cfg: Config) -> bool:
-    """Whether the DAG task ``task_id`` runs its stage under ``cfg``: the stage is in
-    ``plan(cfg)`` and takes this task's place there (a side stage or not). Running the tasks
-    for which this holds, in chain order, is running ``plan(cfg)`` (tested)."""
-    task = DAG_TASKS[task_id]
-    order = plan(cfg)
-    if task.stage not in order:
-        return False
-    return task.side == (task.stage in side_stages(order, cfg))
-
-
-def dag_edges() -> list[tuple[str, str]]:
-    """(upstream, downstream) task id pairs of the DAG's chain (``dag_tasks``)."""
-    return list(itertools.pairwise(t.task_id for t in dag_tasks()))
-
-
 def stage_argv(
-    name: str,
+    names: Sequence[str],
     *,
     day: str,
     home: str,
@@ -343,22 +295,26 @@ def stage_argv(
     overrides: Sequence[str] = (),
     dry_run: bool = False,
     replace: bool = False,
+    run_id: str | None = None,
 ) -> list[str]:
-    """The arguments of ``crawldedup stage NAME`` (and of ``jobs/NAME.py``) for one day:
-    what the DAG's tasks and the submit helper pass. ``replace`` reaches publish only
-    (the stage that refuses to shrink a published day)."""
-    s = stage(name)
-    args = ["--date", day, "--home", home, "--store", store]
+    """The arguments of ``crawldedup stage NAME...`` (and of ``jobs/day.py``) for one
+    day: what the DAG's dedup task and the submit helper pass. ``replace`` reaches
+    publish only (the stage that refuses to shrink a published day); ``run_id`` lets a
+    retry resume after the stages this run already finished."""
+    chosen = [stage(n) for n in names]
+    args = [*names, "--date", day, "--home", home, "--store", store]
     if config:
         args += ["--config", config]
     for item in overrides:
         args += ["--set", item]
-    if s.reads_input:
+    if any(s.reads_input for s in chosen):
         if not input_dir:
-            raise ValueError(f"the {name} stage needs an input folder")
+            raise ValueError(f"the {names[0]} stage needs an input folder")
         args += ["--input", input_dir]
     if dry_run:
         args.append("--dry-run")
-    if replace and name == "publish":
+    if replace and "publish" in names:
         args.append("--replace")
+    if run_id:
+        args += ["--run-id", run_id]
     return args

@@ -1,11 +1,14 @@
 """
-### crawl_dedup_daily: de-duplicate one crawl day, stage by stage
+### crawl_dedup_daily: de-duplicate one crawl day
 
-`wait_for_crawl` → `fingerprint` → `bloom` → `candidates` → `similarity` → `publish` →
-`commit` → `report`, then `relevance` when `topics_library` is set (after the day is
-committed and reported: its failure leaves the verdicts in place). With the experimental
-`cascade.cosine_weights = "tag_tfidf"` the relevance stage runs as `relevance_for_similarity`
-after `fingerprint` instead, since similarity reads its vectors.
+`wait_for_crawl` → `dedup` → `commit` → `report` → `relevance`. `dedup` is one Spark
+application (one `spark-submit` of `jobs/day.py`) that runs every Spark stage the run's
+configuration runs, in the CLI's order: fingerprint, relevance (with a topic library),
+bloom, candidates, similarity, publish; its log has a line per stage and its XCom each
+stage's seconds and counts; a retry resumes after the stages it finished. `commit` and
+`report` need no Spark; `report` applies the data-quality gate (the CLI's exit 3).
+`relevance` shows the relevance stage's outcome after the day is committed and reported
+(a failure there never holds back the verdicts), or is skipped without a library.
 The crawl day is the day of the run's logical date (its data interval), and its run id
 names it: set *Logical date* to any time on the day; a UI trigger with the form's defaults
 processes **yesterday**. A **backfill** processes every day from its *From* date's day
@@ -29,9 +32,9 @@ from typing import Any
 from airflow.providers.apache.spark.operators.spark_submit import SparkSubmitOperator
 from airflow.sdk import DAG, Param, task
 
-from crawldedup.stage_registry import DAG_TASKS, DagTask, dag_edges, dag_tasks, stage
+from crawldedup.stage_registry import STAGES, stage
 from crawldedup_airflow.assets import VERDICTS
-from crawldedup_airflow.day import DAG_ID, WAIT_FOR, spark_conf, stage_args
+from crawldedup_airflow.day import DAG_ID, WAIT_FOR, day_args, spark_conf
 from crawldedup_airflow.params import knob_params
 from crawldedup_airflow.runlog import log_crawl_day
 from crawldedup_airflow.sensors import CrawlDaySensor
@@ -71,24 +74,26 @@ LOG4J = _log4j_file()
 _RUN = f"ti.xcom_pull(task_ids='{SENSOR_TASK_ID}')"
 
 
-def _stage_args_template(stage: str) -> Any:
-    """Jinja that renders to the stage's argument list (the DAG renders native objects).
-
-    Typed Any: the operator's signature wants the rendered list, not its template.
-    """
-    return f"{{{{ stage_args('{stage}', params, {_RUN}) }}}}"
+# Renders (natively) to the list STAGE... --date D --home H --store URL --set ... [--input
+# DIR] [--dry-run] --run-id TOKEN: the stages come from the run's configuration.
+DAY_ARGS_TEMPLATE: Any = f"{{{{ day_args(params, {_RUN}, run_id) }}}}"
 
 
 # The driver's memory comes from the run's config ([spark] driver_memory), read at run time.
 SPARK_CONF_TEMPLATE: Any = f"{{{{ spark_conf(params, {_RUN}, {LOG4J!r}) }}}}"
 
 
-class CrawlDayStage(SparkSubmitOperator):
-    """A Spark stage whose log starts with the crawl day (before spark-submit's lines)."""
+class DedupApplication(SparkSubmitOperator):
+    """The day's Spark stages in one application: its log starts with the crawl day and
+    the store (before spark-submit's lines) and ends with a line per stage; its XCom is
+    each stage's seconds and counts."""
 
-    def execute(self, context: Any) -> None:
+    def execute(self, context: Any) -> dict[str, Any]:  # type: ignore[override]
+        from crawldedup_airflow.tasks import dedup_results
+
         log_crawl_day(context, self.log)
         super().execute(context)
+        return dedup_results(context, sensor_task_id=SENSOR_TASK_ID)
 
 
 PARAMS = {
@@ -182,12 +187,12 @@ PARAMS = {
         section="Locations",
     ),
     "topics_library": Param(
-        _ENV.get("CRAWLDEDUP_TOPICS_LIBRARY") or None,
+        None,
         type=["null", "string"],
         title="Topic library",
         description="Path of a semantic library (YAML) on the workers for the relevance "
-        "stage (relevance.library), under the allowed roots, e.g. /data/topics.yaml. "
-        "Empty: relevance is skipped.",
+        "stage, under the allowed roots, e.g. /data/topics.yaml; overrides the config "
+        "file's relevance.library. Empty: the config file's (none: relevance is skipped).",
         section="Relevance",
     ),
     "config": Param(
@@ -220,7 +225,7 @@ with DAG(
     params=PARAMS,
     # The Spark stages' application_args are one list-valued macro call.
     render_template_as_native_obj=True,
-    user_defined_macros={"stage_args": stage_args, "spark_conf": spark_conf},
+    user_defined_macros={"day_args": day_args, "spark_conf": spark_conf},
     tags=["crawldedup", "dedup", "spark"],
     default_args={
         "owner": OWNER,
@@ -248,55 +253,21 @@ with DAG(
         "into its XCom, which every later task reads instead of the params.",
     )
 
-    # The chain comes from the stages' declared data (crawldedup.stage_registry): a stage
-    # follows each stage that writes what it reads. An optional stage (relevance) has a
-    # task at each place it can take (before similarity when the cascade reads its
-    # vectors, else after the report), each behind a short-circuit task that asks the
-    # run's configuration whether the stage runs there; the task after a skipped one
-    # still runs (trigger rule none_failed).
-    edges = dag_edges()
-    after_optional = {down for up, down in edges if stage(DAG_TASKS[up].stage).optional}
-
-    def spark_stage(slot: DagTask) -> SparkSubmitOperator:
-        name = slot.stage
-        return CrawlDayStage(
-            task_id=slot.task_id,
-            conn_id="spark_default",
-            application=str(JOBS_DIR / f"{name}.py"),
-            # A template that renders (natively) to the list --date D --home H --store URL
-            # --set ... [--input DIR] [--dry-run]: a flag that is there or not cannot be one
-            # element of a fixed-length list of string templates.
-            application_args=_stage_args_template(name),
-            name=f"crawldedup-{name}",
-            conf=SPARK_CONF_TEMPLATE,
-            py_files=PY_FILES,
-            execution_timeout=timedelta(hours=4),
-            trigger_rule="none_failed" if slot.task_id in after_optional else "all_success",
-            doc_md=stage(name).doc,
-        )
-
-    def enabled_gate(slot: DagTask) -> Any:
-        where = (
-            "after the day is committed and reported, when no stage of the day reads it"
-            if slot.side
-            else "here, when a later stage of the day reads it"
-        )
-
-        @task.short_circuit(
-            task_id=f"{slot.task_id}_enabled",
-            # Skips only the stage itself; the stages after it still run.
-            ignore_downstream_trigger_rules=False,
-            doc_md=f"Skips the `{slot.task_id}` task (state skipped) unless the run's "
-            f"configuration (the config file and the params) runs the {slot.stage} stage "
-            f"{where}: the same test as the CLI's order.",
-        )
-        def gate(**context: Any) -> bool:
-            from crawldedup_airflow.tasks import task_runs
-
-            log_crawl_day(context, logging.getLogger(__name__))
-            return task_runs(context, slot.task_id, sensor_task_id=SENSOR_TASK_ID)  # type: ignore[arg-type]
-
-        return gate()
+    dedup = DedupApplication(
+        task_id="dedup",
+        conn_id="spark_default",
+        application=str(JOBS_DIR / "day.py"),
+        application_args=DAY_ARGS_TEMPLATE,
+        name="crawldedup-day",
+        conf=SPARK_CONF_TEMPLATE,
+        py_files=PY_FILES,
+        execution_timeout=timedelta(hours=4),
+        doc_md="One Spark application runs the day's Spark stages in order, each after "
+        "what it reads (`crawldedup.stage_registry.spark_stages`): "
+        + " ".join(f"**{s.name}**: {s.doc}" for s in STAGES if s.spark)
+        + " A retry resumes after the stages this run finished (their stats carry the "
+        "run); the log names the stage that failed and why in its last line.",
+    )
 
     @task(
         task_id="commit",
@@ -348,15 +319,18 @@ with DAG(
         log_crawl_day(context, logging.getLogger(__name__))
         return report_and_gate(context, sensor_task_id=SENSOR_TASK_ID)  # type: ignore[arg-type]
 
-    chain = dag_tasks()
-    tasks: dict[str, Any] = {t.task_id: spark_stage(t) for t in chain if stage(t.stage).spark}
-    tasks["commit"], tasks["report"] = commit(), report()
-    gates = {t.task_id: enabled_gate(t) for t in chain if stage(t.stage).optional}
-    for up, down in edges:
-        tasks[up] >> (gates.get(down) or tasks[down])
-    for task_id, gate in gates.items():
-        gate >> tasks[task_id]
-    # Every stage waits for the sensor, which checks the day's folder and that the day
-    # before is published: the Bloom filters must not be read before it is.
-    first = chain[0].task_id
-    wait_for_crawl >> (gates.get(first) or tasks[first])
+    @task(
+        task_id="relevance",
+        multiple_outputs=False,
+        execution_timeout=timedelta(minutes=10),
+        doc_md="The relevance stage's outcome (it ran in `dedup`, right after fingerprint): "
+        "its counts; fails with the stage's error, after the day is committed and "
+        "reported, when it failed; skipped without a topic library.",
+    )
+    def relevance(**context: Any) -> dict[str, Any]:
+        from crawldedup_airflow.tasks import relevance_outcome
+
+        log_crawl_day(context, logging.getLogger(__name__))
+        return relevance_outcome(context, sensor_task_id=SENSOR_TASK_ID)  # type: ignore[arg-type]
+
+    wait_for_crawl >> dedup >> commit() >> report() >> relevance()

@@ -14,7 +14,14 @@ fi
 source "$(dirname "$0")/env.sh"
 "$ROOT/scripts/setup.sh" dev
 cd "$ROOT"
-# A real HBase (Maven Central jars cached under ~/.m2 and ~/.cache); reused when up.
+# A real HBase (Maven Central jars cached under ~/.m2 and ~/.cache); reused when up, and
+# stopped at the end (also when a test fails or pytest is killed) when this run started it.
+stop_on_exit=()
+cleanup() { for cmd in "${stop_on_exit[@]}"; do eval "$cmd"; done; }
+trap cleanup EXIT
+if ! "$ROOT/scripts/hbase.sh" status >/dev/null 2>&1; then
+  stop_on_exit+=('"$ROOT/scripts/hbase.sh" down >/dev/null 2>&1 || true')
+fi
 "$ROOT/scripts/hbase.sh" up
 "$VENV/bin/ruff" check .
 "$VENV/bin/mypy"
@@ -27,7 +34,7 @@ export SPARK_CONF_DIR="$ROOT/.crawldedup/spark-conf"
 # tests/cluster start a Spark standalone cluster (scripts/spark_cluster.sh) from their
 # fixture and stop it; should pytest be killed, the trap stops one this run started.
 if ! "$ROOT/scripts/spark_cluster.sh" status >/dev/null 2>&1; then
-  trap '"$ROOT/scripts/spark_cluster.sh" down >/dev/null 2>&1 || true' EXIT
+  stop_on_exit+=('"$ROOT/scripts/spark_cluster.sh" down >/dev/null 2>&1 || true')
 fi
 # The slowest tests are listed at the end: timings belong to reports, not to asserts.
 "$VENV/bin/pytest" "${select[@]}" --durations=15 "$@"

@@ -67,14 +67,14 @@ def embedded_sample_days(
     """Shared by the fast-path checks (tests/spark) and the HBase reference (integration)."""
     from crawldedup.config import Config
     from crawldedup.pipeline.context import DayContext
-    from crawldedup.pipeline.stages import run_day
+    from crawldedup.pipeline.stages import run_stages
 
     home = tmp_path_factory.mktemp("embedded-reference")
     url = f"sqlite:///{home / 'store.db'}"
     cfg = Config().replace(store_url=url)
     days = SAMPLE_DAYS[:2]
     for day in days:
-        run_day(
+        run_stages(
             spark, DayContext(day=day, home=home, cfg=cfg, input_dir=sample_crawl / f"dt={day}")
         )
     return EmbeddedDays(home, url, days)

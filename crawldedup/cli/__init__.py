@@ -18,7 +18,6 @@ import sys
 import time
 import traceback
 from collections.abc import Callable, Sequence
-from pathlib import Path
 
 from crawldedup.cli.parser import (
     UsageError,
@@ -59,7 +58,9 @@ __all__ = [
 ]
 
 EXIT_GATE = 3
-"""``crawldedup run``: the day was published but its quarantined share is over the gate."""
+"""``crawldedup run`` / ``stage ... report``: the day was published and reported but fails
+the data-quality gate (crawldedup.gate: no documents, the quarantined share, the duplicate
+rate against the trailing days)."""
 
 COMMANDS: dict[str, Callable[[argparse.Namespace, Config], int]] = {
     "run": cmd_run,
@@ -101,9 +102,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
 
 
-def job_main(job_file: str, argv: Sequence[str]) -> int:
-    """Entry point of ``jobs/<stage>.py`` (spark-submit): the file's name is the stage."""
-    return main(["stage", Path(job_file).stem, *argv])
+def job_main(argv: Sequence[str]) -> int:
+    """Entry point of ``jobs/day.py`` (spark-submit): ``crawldedup stage ARGS``."""
+    return main(["stage", *argv])
 
 
 _DISK_FULL = ("No space left on device", "database or disk is full", "the disk is full")

@@ -113,8 +113,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     common(r)
 
-    s = sub.add_parser("stage", help="run one stage of a day (the jobs/ entry points use this)")
-    s.add_argument("name", choices=STAGE_NAMES)
+    s = sub.add_parser(
+        "stage", help="run some stages of a day, in order, in one Spark session (jobs/day.py)"
+    )
+    s.add_argument("names", nargs="+", choices=STAGE_NAMES, metavar="STAGE")
     s.add_argument("--date", required=True, type=_day)
     s.add_argument("--input", type=Path, default=None)
     s.add_argument("--dry-run", action="store_true")
@@ -128,6 +130,12 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="bloom only: rebuild the store's Bloom filter blocks from the index tables "
         "(repair; runs by itself when bloom.* changed)",
+    )
+    s.add_argument(
+        "--run-id",
+        default=None,
+        help="who runs the stages (the DAG run): a retry with the same id resumes after "
+        "the stages that run already finished",
     )
     common(s)
 
@@ -191,6 +199,7 @@ def _context(args: argparse.Namespace, cfg: Config, day: str, input_dir: Path | 
         input_dir=input_dir,
         dry_run=getattr(args, "dry_run", False),
         replace=getattr(args, "replace", False),
+        run_id=getattr(args, "run_id", None),
     )
 
 

@@ -28,10 +28,10 @@ def _progress(line: str) -> None:
 
 
 def cmd_run(args: argparse.Namespace, cfg: Config) -> int:
-    from crawldedup.gate import quarantine_failure
     from crawldedup.pipeline.later_days import rerun_with_later_days
     from crawldedup.pipeline.spark import build_session
-    from crawldedup.pipeline.stages import day_stages, preflight
+    from crawldedup.pipeline.stages import preflight
+    from crawldedup.stage_registry import plan
 
     input_dir = _check_input(args.input, args.date)
     ctx = _context(args, cfg, args.date, input_dir)
@@ -39,7 +39,7 @@ def cmd_run(args: argparse.Namespace, cfg: Config) -> int:
         from crawldedup.relevance.library import load_library
 
         load_library(cfg.relevance.library)  # a bad library exits 2 before Spark starts
-    stages = day_stages(cfg)
+    stages = plan(cfg)
     with home_lock(ctx.home, f"run {ctx.day}"):
         preflight(ctx, stages)  # an unreachable store fails in a second, not after Spark
         if not args.replace:
@@ -59,9 +59,7 @@ def cmd_run(args: argparse.Namespace, cfg: Config) -> int:
     failures = []
     for report in reports:
         _print_report_summary(report)
-        failure = quarantine_failure(report, cfg.gate)
-        if failure:
-            failures.append(failure)
+        failures += report.get("gate_failures", [])
     if failures:
         raise GateFailed("; ".join(failures))
     return 0
@@ -111,16 +109,27 @@ def _print_report_summary(report: dict[str, Any]) -> None:
 
 
 def cmd_stage(args: argparse.Namespace, cfg: Config) -> int:
+    """``crawldedup stage NAME...``: some stages of a day, in one Spark session when one
+    of them needs Spark (``jobs/day.py`` and the DAG's tasks run this)."""
     from crawldedup.pipeline.spark import build_session
-    from crawldedup.pipeline.stages import preflight, run_day
+    from crawldedup.pipeline.stages import preflight, run_stages
+    from crawldedup.stage_registry import plan
 
-    if stage(args.name).reads_input:
+    names: list[str] = args.names
+    if any(stage(n).reads_input for n in names):
         if args.input is None:
-            raise UsageError(f"crawldedup: the {args.name} stage needs --input")
+            raise UsageError(f"crawldedup: the {names[0]} stage needs --input")
         args.input = _check_input(args.input, args.date)
-    if args.rebuild_blocks and args.name != "bloom":
-        raise UsageError("crawldedup: --rebuild-blocks belongs to the bloom stage")
+    if args.rebuild_blocks and names != ["bloom"]:
+        raise UsageError("crawldedup: --rebuild-blocks belongs to the bloom stage alone")
     ctx = _context(args, cfg, args.date, args.input)
+    order = [n for n in plan(cfg) if n in names]
+    if order != names:
+        raise UsageError(
+            f"crawldedup: stages {names} are not in the day's order under this "
+            f"configuration ({list(plan(cfg))}); the configuration runs {order}"
+        )
+    what = f"stage {' '.join(names)} {ctx.day}"
     if args.rebuild_blocks:
         from crawldedup.pipeline import bloom_stage
 
@@ -135,17 +144,21 @@ def cmd_stage(args: argparse.Namespace, cfg: Config) -> int:
         keys = sum(f["keys"] for f in stats["filters"].values())
         _progress(f"[{ctx.day}] Bloom blocks rebuilt from the index tables: {keys} keys")
         return 0
-    if not stage(args.name).spark:
+    if not any(stage(n).spark for n in names):
         # Commit and report read counts and write a row: no JVM to start.
-        with home_lock(ctx.home, f"stage {args.name} {ctx.day}"):
-            run_day(None, ctx, _progress, stages=(args.name,))
+        with home_lock(ctx.home, what):
+            report = run_stages(None, ctx, tuple(names), _progress)
+        if report.get("gate_failures"):
+            raise GateFailed("; ".join(report["gate_failures"]))
         return 0
-    with home_lock(ctx.home, f"stage {args.name} {ctx.day}"):
-        preflight(ctx, (args.name,))
-        with store_lock(ctx.store, f"stage {args.name} {ctx.day}", progress=_progress):
-            spark = build_session(cfg, f"crawldedup-{args.name}")
+    with home_lock(ctx.home, what):
+        preflight(ctx, tuple(names))
+        with store_lock(ctx.store, what, progress=_progress):
+            spark = build_session(cfg, f"crawldedup-{'-'.join(names)}")
             try:
-                run_day(spark, ctx, _progress, stages=(args.name,))
+                report = run_stages(spark, ctx, tuple(names), _progress)
             finally:
                 spark.stop()
+    if report.get("gate_failures"):
+        raise GateFailed("; ".join(report["gate_failures"]))
     return 0

@@ -27,6 +27,9 @@ class DayContext:
     # Rerun a published day even from far fewer documents (``crawldedup run --replace``).
     replace: bool = False
     store_url: str = field(default="")
+    # Who runs the day's stages (the DAG run's id): a retry of the same run resumes after
+    # the stages it already finished (their stats carry it). None: every stage runs.
+    run_id: str | None = None
 
     @property
     def store(self) -> str:
@@ -46,7 +49,8 @@ class DayContext:
     def write_stats(self, stage: str, stats: dict[str, Any]) -> None:
         out = self.work / "stats"
         out.mkdir(parents=True, exist_ok=True)
-        stamped = {**stats, "code": code_version()}  # which code wrote the stage's outputs
+        # Which code wrote the stage's outputs, and for which run.
+        stamped = {**stats, "code": code_version(), "run": self.run_id}
         (out / f"{stage}.json").write_text(json.dumps(stamped, indent=2, sort_keys=True))
 
     def rows(self, name: str) -> int:

@@ -24,7 +24,7 @@ from pyspark.sql import SparkSession
 
 from crawldedup.day_state import published_days
 from crawldedup.pipeline.context import DayContext
-from crawldedup.pipeline.stages import run_day
+from crawldedup.pipeline.stages import run_stages
 from crawldedup.store import open_store
 
 DT_FOLDER = "dt={day}"
@@ -95,5 +95,4 @@ def rerun_with_later_days(
     stages: tuple[str, ...] | None = None,
 ) -> list[dict[str, Any]]:
     """Reports of ``ctx``'s day and of each of ``later`` (from ``later_days``), run in order."""
-    kwargs: dict[str, Any] = {} if stages is None else {"stages": stages}
-    return [run_day(spark, c, progress, **kwargs) for c in [ctx, *later]]
+    return [run_stages(spark, c, stages, progress) for c in [ctx, *later]]

@@ -1,5 +1,6 @@
-"""The stages' runners, and running a day's stages in one SparkSession: the one runner
-of ``crawldedup run``, ``crawldedup stage`` and the ``jobs/`` entry points."""
+"""The stages' runners, and :func:`run_stages`: the one runner of a day's stages, behind
+``crawldedup run``, ``crawldedup stage``, ``jobs/day.py``, the submit helper and every
+task of the DAG."""
 
 from __future__ import annotations
 
@@ -11,8 +12,8 @@ from typing import Any
 from pyspark.sql import SparkSession
 
 from crawldedup.code_version import code_version
-from crawldedup.config import Config
 from crawldedup.day_state import RerunRefused, earlier_incomplete, incomplete_days
+from crawldedup.gate import gate_failures, trailing_reports
 from crawldedup.ingest.records import html_extractor
 from crawldedup.pipeline import (
     bloom_stage,
@@ -25,7 +26,7 @@ from crawldedup.pipeline import (
     similarity_stage,
 )
 from crawldedup.pipeline.context import DayContext
-from crawldedup.stage_registry import DEDUP_STAGES, NAMES, plan, upstream
+from crawldedup.stage_registry import NAMES, deferred_stages, plan, upstream
 from crawldedup.stage_registry import stage as registry_stage
 from crawldedup.store import open_store
 
@@ -42,12 +43,6 @@ RUNNERS: dict[str, StageFn] = {
     "report": report_stage.run,
 }
 assert tuple(RUNNERS) == NAMES, "crawldedup.stage_registry lists the stages"
-
-
-def day_stages(cfg: Config) -> tuple[str, ...]:
-    """The stages of ``crawldedup run`` under ``cfg``, in the order their data allow
-    (``crawldedup.stage_registry.plan``)."""
-    return plan(cfg)
 
 
 _PY_ERROR = re.compile(r"^([A-Za-z_][\w.]*(?:Error|Exception|Exists|Failed|Interrupt)): (.*)$")
@@ -77,6 +72,8 @@ class StageFailed(RuntimeError):
 
 def summarize(stage: str, stats: dict[str, Any]) -> str:
     """One progress line of counts for a finished stage."""
+    if "failed" in stats:
+        return f"failed: {stats['failed']}"
     if stage == "fingerprint":
         q = sum(stats.get("quarantined", {}).values())
         return f"{stats.get('files', 0)} files, {stats.get('documents', 0)} docs, {q} quarantined"
@@ -134,7 +131,7 @@ def preflight(ctx: DayContext, stages: tuple[str, ...]) -> None:
 def stale_earlier_stages(ctx: DayContext, stages: tuple[str, ...]) -> list[str]:
     """The stages whose outputs ``stages[0]`` reads (directly or through others) that
     carry another code stamp than this code's."""
-    if not stages or stages[0] not in day_stages(ctx.cfg):
+    if not stages or stages[0] not in plan(ctx.cfg):
         return []
     current = code_version()
     earlier = upstream(stages[0], ctx.cfg)
@@ -175,22 +172,61 @@ class StaleEarlierStages(RuntimeError):
     """A stage run on its own finds the day's earlier work written by other code."""
 
 
-def run_day(
+def finished_by_this_run(ctx: DayContext, stages: tuple[str, ...]) -> tuple[str, ...]:
+    """The leading stages of ``stages`` that this run (``ctx.run_id``) already finished
+    with this code: a retry resumes after them. None without a run id."""
+    if not ctx.run_id:
+        return ()
+    current = code_version()
+    done: list[str] = []
+    for name in stages:
+        st = ctx.read_stats(name)
+        if st.get("run") != ctx.run_id or st.get("code") != current or "failed" in st:
+            break
+        done.append(name)
+    return tuple(done)
+
+
+def deferred_failure(ctx: DayContext) -> StageFailed | None:
+    """The failure a deferred stage of the day recorded (the DAG's relevance task raises
+    it after the report; ``run_stages`` raises it itself when it ran the stage)."""
+    for name in deferred_stages(plan(ctx.cfg), ctx.cfg):
+        failed = ctx.read_stats(name).get("failed")
+        if failed:
+            done = "reported (dry run)" if ctx.dry_run else "committed and reported"
+            return StageFailed(name, RuntimeError(failed), f" ({ctx.day} is {done})")
+    return None
+
+
+def gate(ctx: DayContext, report: dict[str, Any]) -> list[str]:
+    """Why the reported day fails the data-quality gate (``[gate]``, crawldedup.gate):
+    the same rules and sentences for every road."""
+    if ctx.dry_run:
+        history: list[dict[str, Any]] = []
+    else:
+        with open_store(ctx.store) as store:
+            history = trailing_reports(store, ctx.day, ctx.cfg.gate.trailing_days)
+    return gate_failures(report, history, ctx.cfg.gate)
+
+
+def run_stages(
     spark: SparkSession | None,
     ctx: DayContext,
+    stages: tuple[str, ...] | None = None,
     progress: Callable[[str], None] | None = None,
-    stages: tuple[str, ...] = DEDUP_STAGES,
 ) -> dict[str, Any]:
-    """Run the given stages of one day in order; returns the report stage's result when it
-    ran (side stages such as relevance run after it), else the last stage's.
+    """Run ``stages`` (default: the day's ``plan``) of one day in order: the one runner of
+    ``crawldedup run``, ``crawldedup stage``, ``jobs/day.py`` and every DAG task.
 
-    A stage run on its own whose day's earlier stages were run by other code (their
-    ``code`` stamps differ, see ``crawldedup.code_version``: a deploy between two tasks)
-    fails with one line saying how to rerun the day: one day's work files never mix two
-    versions, and no task runs another stage's work.
+    Checked once, first: the stale-output check (a stage run on its own whose day's
+    earlier stages were run by other code fails with one line saying how to rerun the
+    day) and the preflight. With ``ctx.run_id``, the leading stages this run already
+    finished are skipped (a retry resumes). A deferred stage's failure is recorded in its
+    stats and raised after the report. When the report ran, the returned report carries
+    ``gate_failures``: why the day fails the data-quality gate (empty when it passes).
+    Returns the report when the report stage ran, else the last stage's result.
     """
-    result: dict[str, Any] = {}
-    report: dict[str, Any] | None = None
+    stages = plan(ctx.cfg) if stages is None else stages
     stale = stale_earlier_stages(ctx, stages)
     if stale:
         raise StageFailed(
@@ -202,8 +238,17 @@ def run_day(
             ),
         )
     preflight(ctx, stages)
+    done = finished_by_this_run(ctx, stages)
+    if done and progress is not None:
+        progress(f"[{ctx.day}] resuming run {ctx.run_id} after {', '.join(done)}")
+    deferred = deferred_stages(plan(ctx.cfg), ctx.cfg)
+    result: dict[str, Any] = {}
+    report: dict[str, Any] | None = None
+    failed_here: StageFailed | None = None
     empty: bool | None = None  # whether the day has nothing to judge, once fingerprinted
     for i, stage in enumerate(stages, start=1):
+        if stage in done:
+            continue
         t0 = time.perf_counter()
         if spark is not None:  # names the stage's Spark jobs in the UI and event log
             spark.sparkContext.setJobGroup(stage, f"crawldedup {stage} {ctx.day}")
@@ -218,14 +263,20 @@ def run_day(
         except RerunRefused:
             raise  # a refusal, not a failure: the CLI exits 2 with its one line
         except Exception as exc:
-            # A side stage after the report: the day itself is done, say so.
-            done = "reported (dry run)" if ctx.dry_run else "committed and reported"
-            note = "" if report is None else f" ({ctx.day} is {done})"
-            raise StageFailed(stage, exc, note) from exc
+            if stage not in deferred:
+                raise StageFailed(stage, exc) from exc
+            # The day's verdicts do not need it: recorded, raised after the report.
+            result = {"failed": root_cause(exc), "seconds": round(time.perf_counter() - t0, 3)}
+            ctx.write_stats(stage, result)
+            failed_here = StageFailed(stage, exc)
         if stage == "report":
-            report = result
+            report = {**result, "gate_failures": gate(ctx, result)}
         if progress is not None:
             line = summarize(stage, result)
             took = time.perf_counter() - t0
             progress(f"[{ctx.day}] {i}/{len(stages)} {stage:<11} {took:6.1f}s  {line}")
+    if failed_here is not None and report is not None:
+        raise deferred_failure(ctx) or failed_here
+    if failed_here is not None and "report" in plan(ctx.cfg) and progress is not None:
+        progress(f"[{ctx.day}] {failed_here} (raised after the day is reported)")
     return result if report is None else report

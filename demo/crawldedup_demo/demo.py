@@ -33,7 +33,7 @@ def run_demo(
     progress: Callable[[str], None] = print,
 ) -> int:
     from crawldedup.pipeline.spark import build_session
-    from crawldedup.pipeline.stages import run_day
+    from crawldedup.pipeline.stages import run_stages
     from crawldedup_demo import (
         false_positive_pairs_by_negative,
         generate_sample,
@@ -54,7 +54,7 @@ def run_demo(
     try:
         for d in day_list:
             ctx = DayContext(day=d, home=demo_home, cfg=cfg, input_dir=sample_dir / f"dt={d}")
-            reports.append(run_day(spark, ctx, progress))
+            reports.append(run_stages(spark, ctx, progress=progress))
     finally:
         spark.stop()
 

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from crawldedup.config import RULES, Config, ConfigError, build_config, parse_override
-from crawldedup.stage_registry import stage, stage_argv
+from crawldedup.stage_registry import stage_argv
 from crawldedup_airflow.params import knob_overrides
 
 DAG_ID = "crawl_dedup_daily"
@@ -34,6 +34,7 @@ __all__ = [
     "crawl_date",
     "crawl_day_source",
     "crawl_ready",
+    "day_args",
     "day_dir",
     "logical_date_check",
     "previous_day",
@@ -41,8 +42,8 @@ __all__ = [
     "run_config",
     "run_overrides",
     "run_path",
+    "run_token",
     "spark_conf",
-    "stage_args",
 ]
 
 
@@ -236,22 +237,27 @@ def run_config(params: Mapping[str, Any], run: Mapping[str, Any]) -> Config:
         raise RunSetupError(f"config: {exc}") from None
 
 
-def stage_args(stage_name: str, params: Mapping[str, Any], run: Mapping[str, Any]) -> list[str]:
-    """The command line of ``jobs/<stage>.py`` for one run (a template macro of the DAG).
+def run_token(run_id: str, run: Mapping[str, Any]) -> str:
+    """Who runs the day's stages: the DAG run and the sensor's resolution of it. A retry
+    of the dedup task (or a clear of it alone) keeps it and resumes after the stages it
+    finished; a clear from ``wait_for_crawl`` resolves the run again and starts afresh."""
+    return f"{run_id}@{run.get('resolved_at', '')}"
+
+
+def day_args(params: Mapping[str, Any], run: Mapping[str, Any], run_id: str) -> list[str]:
+    """The command line of ``jobs/day.py`` for one run (a template macro of the DAG):
+    every Spark stage the run's configuration runs (``stage_registry.spark_stages``), in
+    one application.
 
     ``run`` is what the sensor resolved and checked (crawl_date and ``RUN_PATHS``: input,
     home, store, topics_library, config); ``params`` are the run's params (their paths are
-    not read here). Every stage gets the same config file and overrides, so that each one,
-    and the report task, sees the configuration the run was triggered with.
+    not read here). The stages, and the commit and report tasks after them, get the same
+    config file and overrides, so each sees the configuration the run was triggered with.
     """
-    try:
-        spark_stage = stage(stage_name)
-    except ValueError as exc:
-        raise RunSetupError(str(exc)) from None
-    if not spark_stage.spark:
-        raise RunSetupError(f"stage {stage_name!r} is not a Spark stage")
+    from crawldedup.stage_registry import spark_stages
+
     return stage_argv(
-        stage_name,
+        spark_stages(run_config(params, run)),
         day=str(run["crawl_date"]),
         home=str(run["home"]),
         store=str(run["store"]),
@@ -260,6 +266,7 @@ def stage_args(stage_name: str, params: Mapping[str, Any], run: Mapping[str, Any
         overrides=run_overrides(params, run),
         dry_run=bool(params.get("dry_run")),
         replace=bool(params.get("replace")),
+        run_id=run_token(run_id, run),
     )
 
 

@@ -128,15 +128,19 @@ def resolve_store(
     home: str,
     conn_id: str = HBaseHook.default_conn_name,
     store_conn_id: str | None = None,
+    config_store: str | None = None,
 ) -> tuple[str, str]:
-    """The store URL of a run, and where it came from (for the log).
+    """The store URL of a run, and where it came from (for the log): the one precedence
+    of both roads (docs/operations.md#which-store).
 
     1. ``param_store``, a URL the sensor already let through
        (``allowed_paths.check_store_params``: only when the deployment allows free URLs);
+       the CLI's ``--store``;
     2. else the ``store_conn_id`` param's connection, which must exist and be of type
        ``hbase`` (raises :class:`StoreSetupError` otherwise);
-    3. else the ``hbase_default`` connection (``conn_id``) when it exists (production);
-    4. else the embedded SQLite store under ``home``.
+    3. else the config file's ``store_url`` (``config_store``), as for the CLI;
+    4. else the ``hbase_default`` connection (``conn_id``) when it exists (production);
+    5. else the embedded SQLite store under ``home``.
 
     Called at run time only: looking up a Connection while parsing would hit the secrets
     backend on every parse.
@@ -150,7 +154,7 @@ def resolve_store(
             raise StoreSetupError(
                 f"store_conn_id param {store_conn_id!r}: no such connection; define it "
                 f"(conn type {HBASE_CONN_TYPE}) or leave store_conn_id empty for "
-                f"{conn_id} (else the embedded store under home)"
+                f"the config file's store_url, {conn_id} or the embedded store under home"
             ) from None
         if conn.conn_type != HBASE_CONN_TYPE:
             raise StoreSetupError(
@@ -159,6 +163,8 @@ def resolve_store(
             )
         url = connection_store_url(conn)
         return url, f"connection {store_conn_id} (the store_conn_id param)"
+    if config_store:
+        return config_store, "the config file's store_url"
     if HBaseHook.connection_exists(conn_id):
         return HBaseHook(conn_id).store_url(), f"connection {conn_id}"
     return embedded_store_url(home), "the embedded default under home"

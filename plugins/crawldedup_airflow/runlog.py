@@ -1,4 +1,5 @@
-"""The line every task of ``crawl_dedup_daily`` writes first: which crawl day it works on.
+"""The line every task of ``crawl_dedup_daily`` writes first: which crawl day it works on,
+and which store (and why: the precedence of docs/operations.md#which-store).
 
 Airflow's run ids and the grid show when a run was planned or triggered; the crawl day
 is what an engineer looks for. Each task logs it before doing anything else (the first
@@ -28,8 +29,19 @@ def crawl_day_line(context: Mapping[str, Any]) -> str:
     return f"crawl day {day} (from {crawl_day_source(param, start)}) · run {run_id}"
 
 
+def store_line(context: Mapping[str, Any], sensor_task_id: str = "wait_for_crawl") -> str:
+    """`` · store URL (from where)``, as the sensor resolved it; empty before that."""
+    ti = context.get("ti")
+    if ti is None or getattr(ti, "task_id", sensor_task_id) == sensor_task_id:
+        return ""
+    run = ti.xcom_pull(task_ids=sensor_task_id) or {}
+    if not run.get("store"):
+        return ""
+    return f" · store {run['store']} (from {run.get('store_source', '?')})"
+
+
 def log_crawl_day(context: Mapping[str, Any], log: logging.Logger | Any) -> str:
-    """Log :func:`crawl_day_line` at INFO and return it."""
-    line = crawl_day_line(context)
+    """Log :func:`crawl_day_line` and the run's store at INFO and return the line."""
+    line = crawl_day_line(context) + store_line(context)
     log.info("%s", line)
     return line

@@ -29,6 +29,7 @@ stages' templates, the relevance switch and the report read (never the params th
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -119,14 +120,20 @@ class CrawlDaySensor(BaseSensorOperator):
             return PokeReturnValue(is_done=False)
 
         # Imported here: the hook module pulls crawldedup.store, not needed to parse the DAG.
+        from crawldedup.config import ConfigError, load_config
         from crawldedup_airflow.hooks import resolve_store
         from crawldedup_airflow.stores import StoreSetupError
 
         try:
+            config_store = load_config(paths.config).store_url or None
             store, source = resolve_store(
-                param_store, paths.home, self.hbase_conn_id, store_conn_id=store_conn_id
+                param_store,
+                paths.home,
+                self.hbase_conn_id,
+                store_conn_id=store_conn_id,
+                config_store=config_store,
             )
-        except StoreSetupError as exc:
+        except (StoreSetupError, ConfigError) as exc:
             raise AirflowFailException(str(exc)) from exc
         self.log.info("%s: store %s (from %s), home %s", day, store, source, paths.home)
         if params.get("require_previous_day", True):
@@ -145,6 +152,9 @@ class CrawlDaySensor(BaseSensorOperator):
                 "store_source": source,
                 "topics_library": paths.topics_library,
                 "config": paths.config,
+                # Names this resolution of the run: the dedup task's retries resume after
+                # the stages it finished (day.day_args); clearing from here starts afresh.
+                "resolved_at": datetime.now(UTC).isoformat(timespec="seconds"),
             },
         )
 

@@ -15,7 +15,8 @@ or pass ``--master``, which defines the connection that way for this run. The ho
 the ``spark-submit`` on PATH (:func:`crawldedup.pipeline.submit.submit_env` adds the
 venv's at the end).
 
-Each Spark stage is one application; the project goes to the executors as its built
+The Spark stages of the run's configuration are one application (as the DAG's dedup
+task); the project goes to the executors as its built
 wheel (``--py-files``, see :func:`crawldedup.pipeline.submit.build_dist`), the driver is
 started from a scratch folder with no ``PYTHONPATH``: nothing depends on the repo or the
 working folder. ``--home`` is read and written by the driver and by the executors: on one
@@ -28,14 +29,12 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import subprocess
 import sys
 import tempfile
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -43,9 +42,9 @@ from airflow.providers.apache.spark.hooks.spark_submit import SparkSubmitHook
 from airflow.sdk import BaseHook
 from airflow.sdk.exceptions import AirflowException, AirflowNotFoundException
 
-from crawldedup.config import SparkConfig
+from crawldedup.config import SparkConfig, build_config, parse_override
 from crawldedup.pipeline.submit import DEFAULT_JOBS_DIR, LOG4J, build_dist, submit_env
-from crawldedup.stage_registry import DEDUP_STAGES, stage, stage_argv
+from crawldedup.stage_registry import plan, spark_stages, stage_argv
 
 __all__ = [
     "DEFAULT_CONN_ID",
@@ -125,9 +124,9 @@ class StageHook(SparkSubmitHook):
         return "\n".join(self._kept.lines) if self._kept else ""
 
 
-def application(name: str, jobs_dir: Path = DEFAULT_JOBS_DIR) -> str:
-    """The job a stage submits: ``jobs/<name>.py``."""
-    return str(jobs_dir / f"{name}.py")
+def application(jobs_dir: Path = DEFAULT_JOBS_DIR) -> str:
+    """The job every submission runs: ``jobs/day.py`` (``crawldedup stage NAME...``)."""
+    return str(jobs_dir / "day.py")
 
 
 def stage_hook(
@@ -139,7 +138,7 @@ def stage_hook(
     conf: Mapping[str, str] | None = None,
     driver_memory: str = DRIVER_MEMORY,
 ) -> StageHook:
-    """The hook that submits ``jobs/<name>.py args`` as the DAG's task ``name`` does."""
+    """The hook that submits ``jobs/day.py args`` as the DAG's dedup task does."""
     settings = dict(conf or {})
     if LOG4J.is_file():
         # The driver's quiet logging, before its JVM starts (as the DAG's spark_conf).
@@ -179,12 +178,12 @@ def submit_stage(
     conf: Mapping[str, str] | None = None,
     driver_memory: str = DRIVER_MEMORY,
 ) -> StageRun:
-    """``hook.submit(jobs/<name>.py)``, from ``cwd`` with ``env``; :class:`SubmitFailed`
+    """``hook.submit(jobs/day.py args)``, from ``cwd`` with ``env``; :class:`SubmitFailed`
     when spark-submit fails."""
     hook = stage_hook(name, args, py_files, conn_id=conn_id, conf=conf, driver_memory=driver_memory)
     t0 = time.perf_counter()
     try:
-        hook.submit(application(name, jobs_dir), cwd=str(cwd), env=dict(env))
+        hook.submit(application(jobs_dir), cwd=str(cwd), env=dict(env))
     except (AirflowException, OSError) as exc:
         raise SubmitFailed(name, str(exc).splitlines()[0], hook.output) from None
     return StageRun(name, round(time.perf_counter() - t0, 2), hook.output)
@@ -217,44 +216,68 @@ def submit_day(
     config: Path | None = None,
     overrides: Sequence[str] = (),
     conf: Mapping[str, str] | None = None,
-    driver_memory: str = DRIVER_MEMORY,
     jobs_dir: Path = DEFAULT_JOBS_DIR,
-    stages: Sequence[str] = DEDUP_STAGES,
+    stages: Sequence[str] | None = None,
+    driver_memory: str | None = None,
     cwd: Path | None = None,
     env: Mapping[str, str] | None = None,
     progress: Callable[[str], None] | None = None,
 ) -> list[StageRun]:
-    """Submit the day's stages in order; raises :class:`SubmitFailed` on the first failure
-    and LookupError, before any, when a Spark stage's connection is not defined."""
-    if any(stage(name).spark for name in stages):
+    """Submit the day as the DAG runs it: the configuration's Spark stages in one
+    application (``dedup``, with the configuration's driver memory), then commit and
+    report with the venv's python; raises :class:`SubmitFailed` on the first failure
+    (the gate's too) and LookupError, before any, when the spark connection is missing.
+    ``stages``: only these of the day's stages (a benchmark's one at a time)."""
+    cfg = build_config(config, store, [parse_override(o) for o in overrides])
+    chosen = set(plan(cfg) if stages is None else stages)
+    spark = tuple(n for n in spark_stages(cfg) if n in chosen)
+    rest = tuple(n for n in plan(cfg)[len(spark_stages(cfg)) :] if n in chosen)
+    if spark:
         check_connection(conn_id)
     environ = submit_env(env)
-    spark_stage = partial(submit_stage, conn_id=conn_id, conf=conf, driver_memory=driver_memory)
     runs: list[StageRun] = []
+
+    def args(names: Sequence[str]) -> list[str]:
+        return stage_argv(
+            names,
+            day=day,
+            home=str(home.resolve()),
+            store=store,
+            input_dir=str(input_dir.resolve()),
+            config=str(config) if config else None,
+            overrides=overrides,
+        )
+
     with tempfile.TemporaryDirectory(prefix="crawldedup-submit-") as scratch:
         where = cwd or Path(scratch)
-        for name in stages:
-            args = stage_argv(
-                name,
-                day=day,
-                home=str(home.resolve()),
-                store=store,
-                input_dir=str(input_dir.resolve()),
-                config=str(config) if config else None,
-                overrides=overrides,
+        memory = driver_memory or cfg.spark.driver_memory
+        if spark:
+            name = "dedup" if len(spark) > 1 else spark[0]
+            runs.append(
+                submit_stage(
+                    name,
+                    args(spark),
+                    py_files,
+                    jobs_dir,
+                    where,
+                    environ,
+                    conn_id=conn_id,
+                    conf=conf,
+                    driver_memory=memory,
+                )
             )
-            if stage(name).spark:
-                run = spark_stage(name, args, py_files, jobs_dir, where, environ)
-            else:
-                # No Spark: the venv's python with only the zip on its path.
-                cmd = [environ["PYSPARK_DRIVER_PYTHON"], application(name, jobs_dir), *args]
-                run = run_python_stage(name, cmd, where, {**environ, "PYTHONPATH": str(py_files)})
-            runs.append(run)
-            if progress is not None:
-                lines = [x for x in run.output.splitlines() if x.startswith(f"[{day}]")]
-                # "[D] 1/1 stage  12.3s  counts" -> "in-app 12.3s  counts"
-                detail = re.sub(r"^\[[^]]*\] 1/1 \S+\s+", "in-app ", lines[-1]) if lines else ""
-                progress(f"{name:<11} {run.seconds:7.1f}s wall  {detail}")
+        if rest:
+            # No Spark: the venv's python with only the zip on its path.
+            cmd = [environ["PYSPARK_DRIVER_PYTHON"], application(jobs_dir), *args(rest)]
+            zip_env = {**environ, "PYTHONPATH": str(py_files)}
+            runs.append(run_python_stage("_".join(rest), cmd, where, zip_env))
+        if progress is not None:
+            for r in runs:
+                # "[D] 2/6 bloom  3.1s  counts": the application's own line per stage.
+                for line in r.output.splitlines():
+                    if line.startswith(f"[{day}] ") and "/" in line.split()[1]:
+                        progress(f"  in-app {line[len(day) + 3 :]}")
+                progress(f"{r.stage:<13} {r.seconds:7.1f}s wall")
     return runs
 
 

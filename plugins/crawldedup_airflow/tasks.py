@@ -1,5 +1,7 @@
-"""The Python tasks of a day: commit it (the verdicts' Asset event), report it (write the
-report, push its counts, apply the data-quality gate), and whether an optional stage's task runs."""
+"""The Python tasks of a day, each through the one runner (``run_stages``): commit it (the
+verdicts' Asset event), report it (write the report, push its counts, apply the
+data-quality gate), and the relevance stage's outcome; and what the dedup task's
+application did, per stage."""
 
 from __future__ import annotations
 
@@ -9,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from airflow.sdk.exceptions import AirflowFailException
 
-from crawldedup.gate import day_counts, gate_failures, trailing_reports
+from crawldedup.gate import day_counts, trailing_reports
 from crawldedup_airflow.day import RunSetupError, run_config
 from crawldedup_airflow.hooks import HBaseHook
 
@@ -47,25 +49,39 @@ def _day_context(context: Context, sensor_task_id: str) -> DayContext:
     return ctx
 
 
-def task_runs(context: Context, task_id: str, sensor_task_id: str = "wait_for_crawl") -> bool:
-    """Whether the DAG task ``task_id`` runs its optional stage under the run's configuration
-    (the config file and the params, as its tasks will see them): whether ``crawldedup run``
-    runs the stage at this task's place (``stage_registry.dag_task_runs``)."""
-    from crawldedup.stage_registry import dag_task_runs
+def dedup_results(context: Context, sensor_task_id: str = "wait_for_crawl") -> dict[str, Any]:
+    """What the dedup task's application did, per stage (seconds, one line of counts,
+    whether a deferred stage failed), from the stages' stats: the task's XCom and the
+    end of its log."""
+    from crawldedup.pipeline.stages import summarize
+    from crawldedup.stage_registry import spark_stages
 
-    cfg = _day_context(context, sensor_task_id).cfg
-    on = dag_task_runs(task_id, cfg)
-    log.info("%s %s under the run's configuration", task_id, "runs" if on else "is skipped")
-    return on
+    ctx = _day_context(context, sensor_task_id)
+    out: dict[str, Any] = {}
+    for name in spark_stages(ctx.cfg):
+        st = ctx.read_stats(name)
+        out[name] = {"seconds": st.get("seconds"), "summary": summarize(name, st)}
+        if "failed" in st:
+            out[name]["failed"] = st["failed"]
+        log.info("%s %-11s %6ss  %s", ctx.day, name, st.get("seconds"), out[name]["summary"])
+    return out
+
+
+def _run(context: Context, stage: str, sensor_task_id: str) -> tuple[DayContext, dict[str, Any]]:
+    """One stage without Spark, through the one runner (its checks and its gate)."""
+    from crawldedup.pipeline.stages import StageFailed, run_stages
+
+    ctx = _day_context(context, sensor_task_id)
+    try:
+        return ctx, run_stages(None, ctx, (stage,), progress=log.info)
+    except StageFailed as exc:
+        raise AirflowFailException(str(exc)) from exc
 
 
 def commit_day(context: Context, sensor_task_id: str = "wait_for_crawl") -> dict[str, Any]:
     """Run the commit stage for the run's day: store the parameters it was published with
     and remove its incomplete mark. Returns those parameters (the task's XCom)."""
-    from crawldedup.pipeline import commit_stage
-
-    ctx = _day_context(context, sensor_task_id)
-    stats = commit_stage.run(None, ctx)
+    ctx, stats = _run(context, "commit", sensor_task_id)
     if ctx.dry_run:
         log.info("%s: dry run, nothing to commit", ctx.day)
         return {}
@@ -85,14 +101,9 @@ def report_and_gate(context: Context, sensor_task_id: str = "wait_for_crawl") ->
     Returns the counts (also the task's return value); raises ``AirflowFailException``
     (no retries: the data will not change) with every reason the day fails the gate.
     """
-    from crawldedup.pipeline import report_stage
-
     ti = context["ti"]
-    ctx = _day_context(context, sensor_task_id)
-    cfg = ctx.cfg
-    report = report_stage.run(None, ctx)
-
-    limits = cfg.gate
+    ctx, report = _run(context, "report", sensor_task_id)
+    limits = ctx.cfg.gate
     with HBaseHook.open_url(ctx.store) as store:
         history = trailing_reports(store, ctx.day, limits.trailing_days)
     counts = day_counts(report, history)
@@ -132,9 +143,30 @@ def report_and_gate(context: Context, sensor_task_id: str = "wait_for_crawl") ->
             again += ["--store", ctx.store]
         log.info("HTML report: %s", page)
         log.info("to write it again: %s", shlex.join(again))
-    failures = gate_failures(report, history, limits)
+    failures = report["gate_failures"]  # the runner's gate: the CLI's exit 3
     if failures:
         message = "data-quality gate failed: " + "; ".join(failures)
         log.error(message)
         raise AirflowFailException(message)
     return counts
+
+
+def relevance_outcome(context: Context, sensor_task_id: str = "wait_for_crawl") -> dict[str, Any]:
+    """The relevance stage's outcome, after the day is committed and reported: the stage
+    ran in the dedup task's application (right after fingerprint), where a failure the
+    day's verdicts do not depend on was recorded instead of stopping the day. Skipped
+    without a library; fails with the stage's one line when it failed."""
+    from airflow.sdk.exceptions import AirflowSkipException
+
+    from crawldedup.pipeline.stages import deferred_failure, summarize
+    from crawldedup.stage_registry import plan
+
+    ctx = _day_context(context, sensor_task_id)
+    if "relevance" not in plan(ctx.cfg):
+        raise AirflowSkipException("relevance is off: no relevance.library configured")
+    failure = deferred_failure(ctx)
+    if failure is not None:
+        raise AirflowFailException(str(failure))
+    stats = ctx.read_stats("relevance")
+    log.info("%s relevance: %s", ctx.day, summarize("relevance", stats))
+    return {k: stats[k] for k in ("pages", "topics", "seconds") if k in stats}

@@ -13,10 +13,11 @@ from typing import Any
 
 import pytest
 
-from crawldedup.stage_registry import BY_NAME, DAG_TASKS, NAMES, dag_edges, dag_tasks
+from crawldedup.config import Config
+from crawldedup.stage_registry import spark_stages
 from tests.airflow.conftest import DAGS, ROOT, airflow_env, run_child
 
-SPARK_STAGES = tuple(n for n in NAMES if BY_NAME[n].spark and not BY_NAME[n].optional)
+SPARK_STAGES = spark_stages(Config())
 
 DAG_ID = "crawl_dedup_daily"
 HEAVY = ["pyspark", "py4j", "happybase", "thriftpy2", "crawldedup.pipeline", "jieba"]
@@ -60,7 +61,8 @@ if dag is not None:
                     "store": "hbase://hb:9090/p?retries=3", "store_source": "test",
                     "topics_library": None, "config": None}
     params = {k: dag.params[k] for k in dag.params}
-    ctx = {"params": {**params, "rules": ["content_md5", "head"], "dry_run": True}, "ti": TI()}
+    ctx = {"params": {**params, "rules": ["content_md5", "head"], "dry_run": True}, "ti": TI(),
+           "run_id": "manual__test"}
     env = dag.get_template_env()
     out["rendered"] = {
         t.task_id: t.render_template(t.application_args, ctx, jinja_env=env)
@@ -156,78 +158,62 @@ def test_dag_settings(parsed: dict[str, Any]) -> None:
 
 
 def test_exact_task_edges(parsed: dict[str, Any]) -> None:
-    """The DAG's edges are the registry's (crawldedup.stage_registry.dag_edges, derived from
-    the stages' declared data), each task of the optional relevance stage (before
-    similarity for the tag-weighted cosine, after the report otherwise) behind its
-    short-circuit, the first stage behind the sensor."""
+    """One chain: the sensor, one Spark application for the day's Spark stages, then the
+    tasks without Spark (crawldedup.stage_registry.spark_stages, plan)."""
     edges = {(a, b) for a, t in parsed["tasks"].items() for b in t["downstream"]}
-    declared = set(dag_edges())
-    gated = {t.task_id for t in dag_tasks() if BY_NAME[t.stage].optional}
-    assert gated == {"relevance_for_similarity", "relevance"}
-    expected = {(u, f"{d}_enabled" if d in gated else d) for u, d in declared}
-    expected |= {(f"{g}_enabled", g) for g in gated} | {("wait_for_crawl", "fingerprint")}
-    assert edges == expected
-    # The stage after a skipped relevance task still runs; the others need success (the
-    # relevance task after the report is the DAG's leaf: a failed commit or report, or a
-    # failed relevance, fails the run).
+    assert edges == {
+        ("wait_for_crawl", "dedup"),
+        ("dedup", "commit"),
+        ("commit", "report"),
+        ("report", "relevance"),
+    }
     rules = {k: t["trigger_rule"] for k, t in parsed["tasks"].items()}
-    assert rules["bloom"] == rules["report"] == "none_failed"
-    assert rules["similarity"] == rules["commit"] == "all_success"
-    assert {rules[g] for g in gated} == {rules[f"{g}_enabled"] for g in gated} == {"all_success"}
-    assert [k for k, t in parsed["tasks"].items() if not t["downstream"]] == ["relevance"]
+    # The report also after a dry run's skipped commit; the others need success.
+    assert rules["report"] == "none_failed"
+    assert rules["dedup"] == rules["commit"] == rules["relevance"] == "all_success"
     types = {k: t["type"] for k, t in parsed["tasks"].items()}
-    for g in gated:
-        assert types[f"{g}_enabled"] == "_ShortCircuitDecoratedOperator"
-        assert types[g] == "CrawlDayStage"
     assert types["wait_for_crawl"] == "CrawlDaySensor"
     assert parsed["tasks"]["wait_for_crawl"]["mode"] == "reschedule"
-    # SparkSubmitOperator whose log starts with the crawl day.
-    assert {types[s] for s in SPARK_STAGES} == {"CrawlDayStage"}
-    assert types["commit"] == types["report"] == "_PythonDecoratedOperator"
+    # A SparkSubmitOperator whose log starts with the crawl day and the store.
+    assert types["dedup"] == "DedupApplication"
+    assert {types[t] for t in ("commit", "report", "relevance")} == {"_PythonDecoratedOperator"}
 
 
-def test_spark_tasks_submit_the_jobs_with_the_rendered_day_and_params(
+def test_the_dedup_task_submits_the_days_spark_stages_with_the_rendered_day_and_params(
     parsed: dict[str, Any],
 ) -> None:
-    for stage in SPARK_STAGES:
-        t = parsed["tasks"][stage]
-        assert t["conn_id"] == "spark_default"
-        assert t["application"] == str(ROOT / "jobs" / f"{stage}.py")
-        args = parsed["rendered"][stage]
-        assert isinstance(args, list) and all(isinstance(a, str) for a in args), args
-        assert args[:6] == [
-            "--date",
-            "2026-11-02",
-            "--home",
-            "/h",
-            "--store",
-            "hbase://hb:9090/p?retries=3",
-        ]
-        assert 'cascade.rules=["content_md5", "head"]' in args and args[-1] == "--dry-run"
-        assert not any(a.startswith("seed.threshold=") for a in args)
-        assert ("--input" in args) == (stage == "fingerprint")
-        # The driver's memory comes from the run's config (the default here), at run time.
-        conf = parsed["rendered_conf"][stage]
-        assert conf["spark.driver.memory"] == "2g", conf
-        # The quiet log4j2 file first, then the JIT's and the class archive's options
-        # (tests/airflow/test_plugin_logic.py pins those).
-        first, *rest = conf["spark.driver.extraJavaOptions"].split()
-        assert first.startswith("-Dlog4j2.configurationFile=") and first.endswith(
-            "log4j2.properties"
-        ), conf
-        assert all(o.startswith(("-XX:", "-Xlog:")) for o in rest), conf
-
-
-def test_relevance_tasks_submit_the_relevance_job_with_the_input(parsed: dict[str, Any]) -> None:
-    for task_id in ("relevance_for_similarity", "relevance"):
-        t = parsed["tasks"][task_id]
-        assert t["conn_id"] == "spark_default"
-        assert t["application"] == str(ROOT / "jobs" / "relevance.py")
-        args = parsed["rendered"][task_id]
-        assert args[:2] == ["--date", "2026-11-02"]
-        assert args[args.index("--input") + 1] == "/c/dt=2026-11-02"
-        # The default (empty) library adds no setting: the short-circuit skips the task.
-        assert not any(a.startswith("relevance.library=") for a in args)
+    t = parsed["tasks"]["dedup"]
+    assert t["conn_id"] == "spark_default"
+    assert t["application"] == str(ROOT / "jobs" / "day.py")
+    args = parsed["rendered"]["dedup"]
+    assert isinstance(args, list) and all(isinstance(a, str) for a in args), args
+    n = len(SPARK_STAGES)
+    assert tuple(args[:n]) == SPARK_STAGES
+    assert args[n : n + 6] == [
+        "--date",
+        "2026-11-02",
+        "--home",
+        "/h",
+        "--store",
+        "hbase://hb:9090/p?retries=3",
+    ]
+    assert 'cascade.rules=["content_md5", "head"]' in args and "--dry-run" in args
+    assert args[args.index("--input") + 1] == "/c/dt=2026-11-02"
+    # A retry resumes: the run's id and the sensor's resolution name who runs the stages.
+    assert args[-2:] == ["--run-id", "manual__test@"]
+    assert not any(a.startswith("seed.threshold=") for a in args)
+    # The default (empty) library adds no setting and no relevance stage.
+    assert not any(a.startswith("relevance.library=") for a in args)
+    # The driver's memory comes from the run's config (the default here), at run time.
+    conf = parsed["rendered_conf"]["dedup"]
+    assert conf["spark.driver.memory"] == "2g", conf
+    # The quiet log4j2 file first, then the JIT's and the class archive's options
+    # (tests/airflow/test_plugin_logic.py pins those).
+    first, *rest = conf["spark.driver.extraJavaOptions"].split()
+    assert first.startswith("-Dlog4j2.configurationFile=") and first.endswith(
+        "log4j2.properties"
+    ), conf
+    assert all(o.startswith(("-XX:", "-Xlog:")) for o in rest), conf
 
 
 def test_trigger_form_rejects_bad_params(parsed: dict[str, Any]) -> None:
@@ -265,7 +251,7 @@ class TI:
         return {"crawl_date": "2026-11-02", "input": "/c/dt=2026-11-02", "home": "/h",
                 "store": "sqlite:////h/store.db", "store_source": "test",
                 "topics_library": None, "config": None}
-ctx = {"params": {k: dag.params[k] for k in dag.params}, "ti": TI()}
+ctx = {"params": {k: dag.params[k] for k in dag.params}, "ti": TI(), "run_id": "manual__t"}
 env = dag.get_template_env()
 out = {}
 for t in dag.tasks:
@@ -294,17 +280,15 @@ def test_spark_default_alone_moves_every_stage_to_a_cluster(tmp_path: Path) -> N
         AIRFLOW_CONN_SPARK_DEFAULT=json.dumps(cluster_conn),
         CRAWLDEDUP_PY_FILES="/opt/dist/crawldedup-1.0.zip",
     )
-    relevance = {"relevance_for_similarity", "relevance"}
-    assert set(local) == set(on_cluster) == {*SPARK_STAGES, *relevance}
+    assert set(local) == set(on_cluster) == {"dedup"}
     for task_id, cmd in on_cluster.items():
-        stage = DAG_TASKS[task_id].stage
         assert _flag(local[task_id], "--master") == "local[*]", local[task_id]
         assert _flag(cmd, "--master") == "spark://10.1.2.3:7077", cmd
         assert _flag(cmd, "--py-files") == "/opt/dist/crawldedup-1.0.zip", cmd
         assert _flag(local[task_id], "--py-files") is None, local[task_id]
-        assert _flag(cmd, "--name") == f"crawldedup-{stage}"
+        assert _flag(cmd, "--name") == "crawldedup-day"
         # The rest of the command (job, day, store, conf) does not depend on the cluster.
-        job = str(ROOT / "jobs" / f"{stage}.py")
+        job = str(ROOT / "jobs" / "day.py")
         assert cmd[cmd.index(job) :] == local[task_id][local[task_id].index(job) :]
-        assert cmd[cmd.index(job) + 1 : cmd.index(job) + 3] == ["--date", "2026-11-02"]
+        assert cmd[cmd.index(job) + 1] == "fingerprint"
         assert _flag(cmd, "--conf") == _flag(local[task_id], "--conf")

@@ -32,19 +32,17 @@ from tests.airflow.conftest import (
     run_child,
     run_dag,
 )
-from tests.cli_helpers import verdicts
+from tests.cli_helpers import cli_env, verdicts
 from tests.hbase_fixtures import HBASE_HOST, HBASE_PORT, drop_prefix, unique_prefix
+from tests.rerun_equality import RUN_FIELDS
 
 DAYS = ["2026-11-01", "2026-11-02"]
-ALL_TASKS = {"wait_for_crawl", "fingerprint", "bloom", "candidates", "similarity", "publish"}
-ALL_TASKS |= {"commit", "report", "relevance_enabled", "relevance"}
-# The runs take the relevance branch too (docs/relevance.md), on the dedup sample's pages:
-# after the report, since the default cosine does not read its vectors.
-TASK_STATES = {
-    **dict.fromkeys(ALL_TASKS, "success"),
-    "relevance_for_similarity_enabled": "success",
-    "relevance_for_similarity": "skipped",
-}
+ALL_TASKS = {"wait_for_crawl", "dedup", "commit", "report", "relevance"}
+# The runs take the relevance stage too (docs/relevance.md), on the dedup sample's pages:
+# in the dedup application, its outcome in the relevance task after the report.
+TASK_STATES = dict.fromkeys(ALL_TASKS, "success")
+# The Spark stages of one application, each with its seconds and counts in dedup's XCom.
+DEDUP_STAGES = ["fingerprint", "relevance", "bloom", "candidates", "similarity", "publish"]
 LIBRARY = str(ROOT / "config" / "topics.example.yaml")
 
 
@@ -63,7 +61,7 @@ class Scenario:
     store: str
     verdicts: dict[str, dict[str, dict[str, Any]]] = field(default_factory=dict)
 
-    def run_day(self, day: str) -> DagRunResult:
+    def run_stages(self, day: str) -> DagRunResult:
         run = run_dag(self.env, self.root / f"{day}.log", logical_date=logical(day), conf=self.conf)
         self.runs[day] = run
         # A later day would only wait for, then fail on, a failed day: stop here.
@@ -86,7 +84,7 @@ def embedded(
     root = tmp_path_factory.mktemp("embedded")
     conf = {"input_root": str(sample_crawl), "home": str(root / "home"), "topics_library": LIBRARY}
     s = new_scenario(root, airflow_db_template, conf)
-    s.run_day(DAYS[0])
+    s.run_stages(DAYS[0])
     return s
 
 
@@ -94,7 +92,7 @@ def embedded(
 def embedded_two_days(embedded: Scenario) -> Scenario:
     """The same home, day 2 on top of day 1."""
     if DAYS[1] not in embedded.runs:
-        embedded.run_day(DAYS[1])
+        embedded.run_stages(DAYS[1])
     return embedded
 
 
@@ -126,7 +124,7 @@ def on_hbase(
     )
     try:
         for day in DAYS:
-            s.run_day(day)
+            s.run_stages(day)
         yield s
     finally:
         drop_prefix(prefix)
@@ -139,6 +137,9 @@ def check_days(s: Scenario, sample: Path) -> None:
     for day in s.runs:
         run = s.runs[day]
         assert run.tasks == TASK_STATES, run.brief()
+        stages = run.xcom["dedup.return_value"]
+        assert list(stages) == DEDUP_STAGES, stages
+        assert all(st["seconds"] is not None and st["summary"] for st in stages.values())
         found = s.verdicts[day]
         assert set(found) == {i for i, t in truth.items() if t.day == day}
         assert all(v["verdict"] in ("unique", "duplicate") for v in found.values())
@@ -252,32 +253,24 @@ def test_quality_gate_fails_loudly_on_a_day_without_documents(
     (empty / "_SUCCESS").touch()  # the crawler finished, and wrote nothing
     env = airflow_env(new_airflow_home(tmp_path / "airflow", airflow_db_template))
     conf = {"input_root": str(crawl), "home": str(tmp_path / "home"), "topics_library": LIBRARY}
-    # fingerprint runs for real (it counts 0 documents), and publish, whose stats commit
-    # reads; the stages between would only spend JVM starts on nothing, so they are
-    # marked successful.
-    run = run_dag(
-        env,
-        tmp_path / "empty.log",
-        logical_date=logical("2026-11-05"),
-        conf=conf,
-        mark_success="bloom|candidates|similarity",
-    )
+    # Every stage runs for real: after fingerprint counts 0 documents the others have
+    # nothing to judge and start no Spark job.
+    run = run_dag(env, tmp_path / "empty.log", logical_date=logical("2026-11-05"), conf=conf)
     assert run.state == "failed", run.brief()
-    assert run.tasks["fingerprint"] == "success" and run.tasks["report"] == "failed"
+    assert run.tasks["dedup"] == "success" and run.tasks["report"] == "failed"
     assert run.xcom["report.counts"]["documents"] == 0  # pushed before the gate failed
     assert "AirflowFailException: data-quality gate failed: 2026-11-05: no input documents" in (
         run.output
     ), run.brief()
     # The day is committed; relevance, after the report, waits until the day is accepted
-    # (mark report success, clear relevance_enabled), and the run fails at its leaf.
+    # (mark report success), and the run fails at its leaf.
     assert run.tasks["commit"] == "success" and run.tasks["relevance"] == "upstream_failed"
-    assert run.tasks["relevance_for_similarity"] == "skipped", run.brief()
 
     # Days run in order: the next day fails at once, saying which run to fix.
     nxt = run_dag(env, tmp_path / "next.log", logical_date=logical("2026-11-06"), conf=conf)
     assert nxt.state == "failed", nxt.brief()
     assert nxt.tasks["wait_for_crawl"] == "failed"
-    assert nxt.tasks["fingerprint"] == "upstream_failed"
+    assert nxt.tasks["dedup"] == "upstream_failed"
     assert "the previous run" in nxt.output and "(logical date 2026-11-05) failed" in nxt.output
 
 
@@ -563,3 +556,92 @@ def test_a_rerun_through_the_dag_equals_a_fresh_run(
     assert not unique_lines_with_duplicate_fields(f"sqlite:///{rerun / 'store.db'}", DAYS[1])
     diff = differences(a, b)
     assert not diff, "\n".join(diff[:30])
+
+
+# One road for a day: the same sample day through ``crawldedup run`` and through the real
+# DAG gives the same verdicts, report counts and gate outcome, for the default
+# configuration, the seed profile, a topic library, the tag-weighted cosine, and a gate
+# the day fails (docs/operations.md#airflow). make test compares the topic-library
+# configuration against the DAG day of the ``embedded`` fixture (the library as the
+# ``topics_library`` param there, as the config file's ``relevance.library`` here).
+
+ONE_ROAD_DAY = DAYS[0]
+CONFIGS = {
+    "default": "",
+    "seed": '[cascade]\nprofile = "seed"\n',
+    "topic library": f'[relevance]\nlibrary = "{LIBRARY}"\n',
+    "tag_tfidf": f'[relevance]\nlibrary = "{LIBRARY}"\n\n[cascade]\ncosine_weights = "tag_tfidf"\n',
+    # A limit the sample day's 5 quarantined records of 116 exceed: both roads refuse it.
+    "failing gate": "[gate]\nmax_quarantined_share = 0.01\n",
+}
+
+
+def _report(store: str, day: str) -> dict[str, Any]:
+    import json
+
+    with open_store(store) as s:
+        report = json.loads(s.get("days", [day])[day]["r:report"])
+    for f in (*RUN_FIELDS, "config"):  # config: compared as the digest below
+        report.pop(f, None)
+    return report
+
+
+def _cli_day(tmp: Path, sample: Path, config: Path) -> tuple[int, str, Path]:
+    home = tmp / "cli-home"
+    proc = cli_env(
+        {"CRAWLDEDUP_CONFIG": str(config)},
+        "run", "--date", ONE_ROAD_DAY, "--input", str(sample / f"dt={ONE_ROAD_DAY}"),
+        home=home,
+    )  # fmt: skip
+    return proc.returncode, proc.stderr, home
+
+
+def _compare(
+    dag_home: Path, dag_store: str, dag_run: Any, cli: tuple[int, str, Path], failing: bool
+) -> None:
+    code, stderr, cli_home = cli
+    cli_store = f"sqlite:///{cli_home / 'store.db'}"
+    assert verdicts(ONE_ROAD_DAY, cli_home) == verdicts(ONE_ROAD_DAY, dag_home, dag_store)
+    assert _report(cli_store, ONE_ROAD_DAY) == _report(dag_store, ONE_ROAD_DAY)
+    with open_store(cli_store) as a, open_store(dag_store) as b:
+        digest = [json_cell(s, "r:published")["config_digest"] for s in (a, b)]
+    assert digest[0] == digest[1]
+    if failing:
+        assert code == 3, stderr[-2000:]
+        line = stderr.strip().splitlines()[-1].removeprefix("crawldedup: ")
+        assert dag_run.tasks["report"] == "failed", dag_run.brief()
+        assert f"AirflowFailException: {line}" in dag_run.output, (line, dag_run.brief())
+    else:
+        assert code == 0, stderr[-2000:]
+        assert dag_run.state == "success", dag_run.brief()
+
+
+def json_cell(store: Any, column: str) -> dict[str, Any]:
+    import json
+
+    return dict(json.loads(store.get("days", [ONE_ROAD_DAY])[ONE_ROAD_DAY][column]))
+
+
+def test_the_topic_library_day_is_the_same_through_the_cli_and_the_dag(
+    embedded: Scenario, sample_crawl: Path, tmp_path: Path
+) -> None:
+    config = tmp_path / "library.toml"
+    config.write_text(CONFIGS["topic library"])
+    cli = _cli_day(tmp_path, sample_crawl, config)
+    _compare(embedded.home, embedded.store, embedded.runs[ONE_ROAD_DAY], cli, failing=False)
+
+
+@pytest.mark.exhaustive  # a DAG day and a CLI day each (about 90 s)
+@pytest.mark.parametrize("name", ["default", "seed", "tag_tfidf", "failing gate"])
+def test_a_day_is_the_same_through_the_cli_and_the_dag(
+    name: str, sample_crawl: Path, airflow_db_template: Path, tmp_path: Path
+) -> None:
+    config = tmp_path / "crawldedup.toml"
+    config.write_text(CONFIGS[name])
+    dag_home = tmp_path / "dag-home"
+    conf = {"input_root": str(sample_crawl), "home": str(dag_home), "config": str(config)}
+    s = new_scenario(tmp_path / "dag", airflow_db_template, conf)
+    run = run_dag(s.env, tmp_path / "dag.log", logical_date=logical(ONE_ROAD_DAY), conf=conf)
+    dag_store = f"sqlite:///{dag_home.resolve() / 'store.db'}"
+    cli = _cli_day(tmp_path, sample_crawl, config)
+    _compare(dag_home, dag_store, run, cli, failing=name == "failing gate")

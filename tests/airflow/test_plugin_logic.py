@@ -22,11 +22,12 @@ from crawldedup_airflow.day import (
     RunSetupError,
     crawl_date,
     crawl_ready,
+    day_args,
     day_dir,
     logical_date_check,
     run_config,
+    run_token,
     spark_conf,
-    stage_args,
 )
 from crawldedup_airflow.params import KNOB_PARAMS, knob_field, knob_overrides, knob_schema
 from crawldedup_airflow.stores import StoreSetupError, embedded_store_url, hbase_store_url
@@ -96,68 +97,59 @@ def test_crawl_ready_by_marker_or_by_data_files(tmp_path: Path) -> None:
         crawl_ready(folder, "whenever")
 
 
-def test_stage_args_carry_the_day_the_store_and_the_params() -> None:
-    common = [
-        "--date",
-        "2026-11-02",
-        "--home",
-        "/h",
-        "--store",
-        "sqlite:////h/store.db",
-    ]
-    assert stage_args("bloom", PARAMS, RUN) == common
-    assert stage_args("fingerprint", PARAMS, RUN) == [*common, "--input", "/crawl/dt=2026-11-02"]
+SPARK = ["fingerprint", "bloom", "candidates", "similarity", "publish"]
+
+
+def test_day_args_carry_the_stages_the_day_the_store_and_the_params(tmp_path: Path) -> None:
+    common = ["--date", "2026-11-02", "--home", "/h", "--store", "sqlite:////h/store.db"]
+    tail = ["--input", "/crawl/dt=2026-11-02", "--run-id", "r1@t0"]
+    run = {**RUN, "resolved_at": "t0"}
+    assert day_args(PARAMS, run, "r1") == [*SPARK, *common, *tail]
+    assert run_token("r1", run) == "r1@t0"
     rerun = {"rules": ["content_md5", "head"], "dry_run": True}
-    args = stage_args("publish", rerun, RUN)
+    args = day_args(rerun, run, "r1")
     assert 'cascade.rules=["content_md5", "head"]' in args
     assert not any(a.startswith("seed.threshold") for a in args)
-    assert args[-1] == "--dry-run"
+    assert "--dry-run" in args
     # "replace" reaches publish, the stage that refuses to shrink a published day.
-    assert stage_args("publish", {**PARAMS, "replace": True}, RUN)[-1] == "--replace"
-    assert "--replace" not in stage_args("similarity", {**PARAMS, "replace": True}, RUN)
-    with pytest.raises(RunSetupError):
-        stage_args("report", PARAMS, RUN)  # not a spark-submit stage
-    with pytest.raises(RunSetupError):
-        stage_args("commit", PARAMS, RUN)  # neither
-    # Every stage gets the same overrides, so the config is the same in every task.
-    # The library and the config file are the sensor's checked ones (the run), not params.
-    library = {**RUN, "topics_library": "/etc/topics.yaml"}
-    with_library = [*common, "--set", 'relevance.library="/etc/topics.yaml"']
-    assert stage_args("relevance", PARAMS, library) == [
-        *with_library,
-        "--input",
-        "/crawl/dt=2026-11-02",
-    ]
-    assert stage_args("bloom", PARAMS, library) == with_library
-    assert stage_args("relevance", PARAMS, RUN) == [*common, "--input", "/crawl/dt=2026-11-02"]
+    assert "--replace" in day_args({**PARAMS, "replace": True}, run, "r1")
+    # The library and the config file are the sensor's checked ones (the run), not params;
+    # a library adds the relevance stage to the application, right after fingerprint.
+    library = {**run, "topics_library": "/etc/topics.yaml"}
+    with_library = day_args(PARAMS, library, "r1")
+    assert with_library[:3] == ["fingerprint", "relevance", "bloom"]
+    assert 'relevance.library="/etc/topics.yaml"' in with_library
     unchecked = {**PARAMS, "topics_library": "/elsewhere/t.yaml", "config": "/elsewhere/c.toml"}
-    assert stage_args("relevance", unchecked, RUN) == stage_args("relevance", PARAMS, RUN)
+    assert day_args(unchecked, run, "r1") == day_args(PARAMS, run, "r1")
     gated = {**PARAMS, "max_quarantined_share": 0.2, "trailing_days": 3}
-    assert stage_args("bloom", gated, {**RUN, "config": "/etc/c.toml"}) == [
-        *common[:6],
+    config = tmp_path / "c.toml"
+    config.write_text("")
+    assert day_args(gated, {**run, "config": str(config)}, "r1") == [
+        *SPARK,
+        *common,
         "--config",
-        "/etc/c.toml",
-        *common[6:],
+        str(config),
         "--set",
         "gate.max_quarantined_share=0.2",
         "--set",
         "gate.trailing_days=3",
+        *tail,
     ]
 
 
-def test_stage_args_parse_with_the_real_cli() -> None:
+def test_day_args_parse_with_the_real_cli() -> None:
     """The overrides are valid for ``crawldedup stage`` (argparse and config validation)."""
     from crawldedup.cli import _config, build_parser
 
-    argv = ["stage", "publish", *stage_args("publish", {**PARAMS, "rules": ["title"]}, RUN)]
+    argv = ["stage", *day_args({**PARAMS, "rules": ["title"]}, RUN, "r")]
     args = build_parser().parse_args(argv)
     cfg = _config(args)
-    assert cfg.cascade.rules == ("title",)
-    default = build_parser().parse_args(["stage", "publish", *stage_args("publish", PARAMS, RUN)])
+    assert cfg.cascade.rules == ("title",) and args.run_id == "r@"
+    default = build_parser().parse_args(["stage", *day_args(PARAMS, RUN, "r")])
     assert _config(default).cascade.rules == RULES
     assert cfg.store_url == RUN["store"]
     run = {**RUN, "topics_library": "/etc/topics.yaml"}
-    rel = build_parser().parse_args(["stage", "relevance", *stage_args("relevance", PARAMS, run)])
+    rel = build_parser().parse_args(["stage", *day_args(PARAMS, run, "r")])
     assert _config(rel).relevance.library == "/etc/topics.yaml"
 
 
@@ -165,7 +157,7 @@ def test_every_task_builds_the_same_config_as_the_cli(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """run_config (the report task, the driver-memory macro) equals what ``crawldedup stage``
-    builds from the same stage_args: one path, from the config file on."""
+    builds from the same day_args: one path, from the config file on."""
     from crawldedup.cli import _config, build_parser
 
     config = tmp_path / "crawldedup.toml"
@@ -176,9 +168,7 @@ def test_every_task_builds_the_same_config_as_the_cli(
     params = {**PARAMS, "trailing_days": 2}
     run = {**RUN, "config": str(config)}
     cfg = run_config(params, run)
-    cli_cfg = _config(
-        build_parser().parse_args(["stage", "bloom", *stage_args("bloom", params, run)])
-    )
+    cli_cfg = _config(build_parser().parse_args(["stage", *day_args(params, run, "r")]))
     assert cfg == cli_cfg
     assert (cfg.gate.max_quarantined_share, cfg.gate.trailing_days) == (0.3, 2)
     # The file's cascade and seed knobs act: no param overrides them unless set.
@@ -207,7 +197,7 @@ def test_a_run_without_the_checked_paths_is_refused_not_filled_from_params() -> 
     old = {k: v for k, v in RUN.items() if k not in ("topics_library", "config")}
     params = {**PARAMS, "config": "/etc/c.toml"}
     with pytest.raises(RunSetupError, match="clear wait_for_crawl"):
-        stage_args("bloom", params, old)
+        day_args(params, old, "r")
     with pytest.raises(RunSetupError, match="'config'"):
         run_config(params, {**old, "topics_library": None})
 

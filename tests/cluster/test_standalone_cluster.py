@@ -2,13 +2,14 @@
 loopback), submitted the way production does, against HBase: same verdicts and tables as
 ``crawldedup run`` on ``local[*]``.
 
-Every stage is its own ``spark-submit --master spark://127.0.0.1:7077 --py-files
-crawldedup-<ver>.zip jobs/<stage>.py``, built by the Spark provider's hook from the
-``spark_default`` connection and started from a scratch folder without PYTHONPATH
-(``python -m crawldedup_airflow.submit_day``, in a child process: Airflow reads its
-configuration once per process); the config file is read by the driver (client mode, the
-only mode for Python applications on a standalone master) and reaches the executors inside
-the tasks; jieba runs on the executors (``fingerprint.tokenizer = "jieba"``).
+The day's Spark stages are one ``spark-submit --master spark://127.0.0.1:7077
+--py-files crawldedup-<ver>.zip jobs/day.py fingerprint ... publish``, built by the Spark
+provider's hook from the ``spark_default`` connection and started from a scratch folder
+without PYTHONPATH (``python -m crawldedup_airflow.submit_day``, in a child process:
+Airflow reads its configuration once per process); the config file is read by the
+driver (client mode, the only mode for Python applications on a standalone master) and
+reaches the executors inside the tasks; jieba runs on the executors
+(``fingerprint.tokenizer = "jieba"``).
 """
 
 from __future__ import annotations
@@ -21,8 +22,9 @@ from pathlib import Path
 
 import pytest
 
+from crawldedup.config import Config
 from crawldedup.pipeline.submit import submit_env
-from crawldedup.stage_registry import DEDUP_STAGES
+from crawldedup.stage_registry import plan
 from tests.airflow.conftest import airflow_env
 from tests.cli_helpers import cli, table_dump, verdicts
 from tests.hbase_fixtures import drop_prefix, hbase_url, unique_prefix
@@ -131,9 +133,12 @@ def test_two_days_on_the_cluster_match_local(
             )
             assert proc.returncode == 0, proc.stderr[-4000:]
             print(proc.stderr)
-            # Its progress: "[D] stage   12.3s wall  in-app ..." per stage, in order.
+            # Its progress: "[D] dedup  12.3s wall" per submission (the Spark stages in one
+            # application, then commit and report), each after its stages' lines.
             runs[day] = re.findall(rf"^\[{day}\] (\w+) +([\d.]+)s wall", proc.stderr, re.M)
-            assert [stage for stage, _ in runs[day]] == list(DEDUP_STAGES)
+            assert [stage for stage, _ in runs[day]] == ["dedup", "commit_report"]
+            in_app = re.findall(rf"^\[{day}\]   in-app \d/\d (\w+)", proc.stderr, re.M)
+            assert in_app == list(plan(Config()))
             cli(
                 "run",
                 "--date",

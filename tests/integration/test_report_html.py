@@ -20,7 +20,7 @@ import pytest
 
 from crawldedup.config import Config
 from crawldedup.pipeline.context import DayContext
-from crawldedup.pipeline.stages import run_day
+from crawldedup.pipeline.stages import run_stages
 from crawldedup.reporting import gather, render
 from crawldedup.store import Store, open_store
 from crawldedup.store.schema import parse_posting, posting_doc_id
@@ -144,7 +144,7 @@ def home(spark: Any, sample_crawl: Path, tmp_path_factory: pytest.TempPathFactor
     (day2 / "part-evil.jsonl").write_text("\n".join(_evil_records()) + "\n", encoding="utf-8")
     folders = {DAYS[0]: sample_crawl / f"dt={DAYS[0]}", DAY: day2}
     for day in DAYS:
-        run_day(spark, DayContext(day=day, home=home, cfg=Config(), input_dir=folders[day]))
+        run_stages(spark, DayContext(day=day, home=home, cfg=Config(), input_dir=folders[day]))
     return home
 
 

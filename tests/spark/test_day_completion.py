@@ -14,7 +14,7 @@ from crawldedup.cli import main
 from crawldedup.config import Config
 from crawldedup.day_state import IncompleteDay
 from crawldedup.pipeline.context import DayContext
-from crawldedup.pipeline.stages import run_day
+from crawldedup.pipeline.stages import run_stages
 from crawldedup.stage_registry import DEDUP_STAGES
 from tests.spark.test_stages import ARTICLE, OTHER, rec, verdicts, write_day
 
@@ -36,21 +36,21 @@ def test_a_day_stopped_after_publishing_is_refused_until_rerun(
         d: DayContext(day=d, home=home, cfg=cfg, input_dir=write_day(tmp_path / "in", d, r))
         for d, r in days.items()
     }
-    run_day(spark, ctx["2026-11-01"])
+    run_stages(spark, ctx["2026-11-01"])
     # Day 2 stops after publish wrote everything but before the commit (a kill there).
     upto = DEDUP_STAGES[: DEDUP_STAGES.index("commit")]
-    run_day(spark, ctx["2026-11-02"], stages=upto)
+    run_stages(spark, ctx["2026-11-02"], stages=upto)
 
     code = main(["verdicts", "--date", "2026-11-02", "--home", str(home)])
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 1 and len(err) == 1 and "2026-11-02 is incomplete" in err[0], err
     assert main(["verdicts", "--date", "2026-11-01", "--home", str(home)]) == 0  # untouched
     with pytest.raises(IncompleteDay, match="earlier day 2026-11-02 is incomplete"):
-        run_day(spark, ctx["2026-11-03"])
+        run_stages(spark, ctx["2026-11-03"])
 
-    run_day(spark, ctx["2026-11-02"])  # the rerun completes it
+    run_stages(spark, ctx["2026-11-02"])  # the rerun completes it
     assert verdicts(ctx["2026-11-02"])["copy"]["duplicate_of"] == "orig"
-    run_day(spark, ctx["2026-11-03"])
+    run_stages(spark, ctx["2026-11-03"])
     assert verdicts(ctx["2026-11-03"])["new"]["verdict"] == "unique"
 
 
@@ -76,21 +76,21 @@ def test_a_stage_after_a_deploy_fails_saying_how_to_rerun_the_day(
         ],
     )
     ctx = DayContext(day="2026-11-01", home=tmp_path / "home", cfg=cfg, input_dir=day)
-    run_day(spark, ctx, stages=("fingerprint", "bloom", "candidates", "similarity"))
+    run_stages(spark, ctx, stages=("fingerprint", "bloom", "candidates", "similarity"))
     stats = ctx.work / "stats" / "fingerprint.json"
     stamped = json.loads(stats.read_text())
     assert stamped["code"] == code_version()
     stats.write_text(json.dumps({**stamped, "code": "0123456789ab"}))  # an older version's
     lines: list[str] = []
     with pytest.raises(StageFailed) as failed:
-        run_day(spark, ctx, lines.append, stages=("publish",))
+        run_stages(spark, ctx, progress=lines.append, stages=("publish",))
     message = str(failed.value)
     assert len(message.splitlines()) == 1, message
     assert "fingerprint output was written by other code" in message, message
     assert "rerun the whole day (crawldedup run --date 2026-11-01" in message, message
     assert lines == [] and not (ctx.work / "stats" / "publish.json").exists()
     # The whole day rerun (as the message says) goes through.
-    run_day(spark, ctx)
+    run_stages(spark, ctx)
     assert verdicts(ctx)["copy"]["duplicate_of"] == "orig"
 
 
@@ -110,7 +110,7 @@ def test_a_day_with_nothing_to_judge_runs_no_spark_job_after_fingerprint(
     home = tmp_path / "home"
     bad = write_day(tmp_path / "bad", "2026-11-01", ["{not json", '{"id": 1}'])
     ctx = DayContext(day="2026-11-01", home=home, cfg=cfg, input_dir=bad)
-    run_day(spark, ctx)
+    run_stages(spark, ctx)
     for name in ("candidates", "similarity", "publish"):
         assert ctx.read_stats(name)["nothing_to_judge"] is True, name
     assert not (ctx.work / "candidates").exists() and not (ctx.work / "decisions").exists()
@@ -124,11 +124,11 @@ def test_a_day_with_nothing_to_judge_runs_no_spark_job_after_fingerprint(
         tmp_path / "good", "2026-11-02", [rec("orig", ARTICLE, "2026-11-02T01:00:00Z", "甲")]
     )
     day2 = DayContext(day="2026-11-02", home=home, cfg=cfg, input_dir=good)
-    run_day(spark, day2)
+    run_stages(spark, day2)
     assert set(verdicts(day2)) == {"orig"}
     gone = write_day(tmp_path / "gone", "2026-11-02", ["{not json"])
     rerun = replace(day2, input_dir=gone, replace=True)
-    run_day(spark, rerun)
+    run_stages(spark, rerun)
     assert "nothing_to_judge" not in rerun.read_stats("publish")
     assert verdicts(rerun) == {}
 
@@ -137,7 +137,7 @@ def test_a_failed_relevance_stage_leaves_the_day_committed_and_reported(
     spark: Any, tmp_path: Path
 ) -> None:
     """Under the default cosine no stage of the day reads the relevance stage's output, so
-    it runs after commit and report: a real failure there (a topic library that is not
+    its failure is raised after commit and report: a real failure there (a topic library that is not
     valid YAML, which the stage reads on the driver) leaves the day's verdicts committed
     and its report written. Under the tag-weighted cosine similarity reads its vectors,
     and the same failure stops the day before anything is published."""
@@ -162,10 +162,12 @@ def test_a_failed_relevance_stage_leaves_the_day_committed_and_reported(
     ctx = DayContext(day=day, home=tmp_path / "home", cfg=cfg, input_dir=folder)
     lines: list[str] = []
     with pytest.raises(StageFailed) as failed:
-        run_day(spark, ctx, lines.append, stages=plan(cfg))
+        run_stages(spark, ctx, progress=lines.append, stages=plan(cfg))
     assert failed.value.stage == "relevance"
     assert f"{day} is committed and reported" in str(failed.value), failed.value
-    assert [line.split()[2] for line in lines] == list(plan(cfg)[:-1]), lines
+    # Relevance runs after fingerprint; its failure waits until the day is reported.
+    assert [line.split()[2] for line in lines] == list(plan(cfg)), lines
+    assert "failed: " in lines[1] and plan(cfg)[1] == "relevance", lines
     with open_store(ctx.store) as store:
         assert incomplete_days(store) == []
         committed = published_with(store, day)
@@ -175,7 +177,7 @@ def test_a_failed_relevance_stage_leaves_the_day_committed_and_reported(
 
     # The library fixed, the stage runs on its own over the committed day.
     broken.write_text(LIBRARY.read_text(encoding="utf-8"), encoding="utf-8")
-    stats = run_day(spark, ctx, stages=("relevance",))
+    stats = run_stages(spark, ctx, stages=("relevance",))
     assert stats["pages"] == 2 and set(stats["topics"]) >= {"football"}
 
     # Under the tag-weighted cosine the day needs the stage's vectors: nothing published.
@@ -187,7 +189,7 @@ def test_a_failed_relevance_stage_leaves_the_day_committed_and_reported(
         input_dir=folder,
     )
     with pytest.raises(StageFailed, match="stage relevance failed") as stopped:
-        run_day(spark, tag, stages=plan(tag.cfg))
+        run_stages(spark, tag, stages=plan(tag.cfg))
     assert "committed" not in str(stopped.value)
     with open_store(tag.store) as store:
         assert published_with(store, day) is None

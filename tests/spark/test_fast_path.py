@@ -120,14 +120,14 @@ def test_pairs_of_ids_give_the_verdicts_of_the_joined_path(
     path (both sides' vectors on every pair, ``cascade.score_cosine``): the same days
     give the same scores but the cosine, and the same verdicts, document by document."""
     from crawldedup.pipeline.context import DayContext
-    from crawldedup.pipeline.stages import run_day
+    from crawldedup.pipeline.stages import run_stages
 
     e, home = embedded_sample_days, tmp_path / "joined"
     cfg = Config().replace(
         store_url=f"sqlite:///{home / 'store.db'}", **{"cascade.score_cosine": True}
     )
     for day in e.days:
-        run_day(
+        run_stages(
             spark, DayContext(day=day, home=home, cfg=cfg, input_dir=sample_crawl / f"dt={day}")
         )
     joined = EmbeddedDays(home, cfg.store_url, e.days)

@@ -102,5 +102,6 @@ def test_relevance_stage_is_skipped_without_a_library(spark: Any, tmp_path: Path
     stats = relevance_stage.run(spark, ctx)
     assert stats == {"skipped": "no relevance.library configured"}
     written = json.loads((ctx.work / "stats" / "relevance.json").read_text())
-    assert written == {**stats, "code": code_version()}  # stamped with the code that ran it
+    # Stamped with the code that ran it, and the run (none: not a resumable run).
+    assert written == {**stats, "code": code_version(), "run": None}
     assert not (ctx.work / "relevance").exists()

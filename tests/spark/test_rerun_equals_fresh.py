@@ -4,7 +4,7 @@ store, the verdicts, the groups, the reports and ``explain`` exactly as days 2-3
 fresh with Y after day 1 with X. Day 3 is the "next day" judged against the rerun.
 
 In the shared session, on the embedded store, through the stage runner the CLI uses
-(``run_day`` / ``rerun_with_later_days``); HBase, the CLI with ``--through``, and the DAG
+(``run_stages`` / ``rerun_with_later_days``); HBase, the CLI with ``--through``, and the DAG
 have their own tests (tests/integration/test_rerun_roads.py, tests/airflow).
 """
 
@@ -19,7 +19,7 @@ import pytest
 from crawldedup.config import Config
 from crawldedup.pipeline.context import DayContext
 from crawldedup.pipeline.later_days import later_days, rerun_with_later_days
-from crawldedup.pipeline.stages import run_day
+from crawldedup.pipeline.stages import run_stages
 from crawldedup.store import open_store
 from tests.conftest import SAMPLE_DAYS
 from tests.rerun_equality import (
@@ -93,12 +93,12 @@ def rerun_and_fresh(
     rerun_url, fresh_url = store("rerun"), store("fresh")
     xs = contexts(tmp / "rerun", crawl, rerun_url, x)
     for c in xs:
-        run_day(spark, c)
+        run_stages(spark, c)
     ys = contexts(tmp / "rerun", y_crawl, rerun_url, y)
     rerun_with_later_days(spark, ys[1], later_days(ys[1]))
-    run_day(spark, contexts(tmp / "fresh", crawl, fresh_url, x)[0])
+    run_stages(spark, contexts(tmp / "fresh", crawl, fresh_url, x)[0])
     for c in contexts(tmp / "fresh", y_crawl, fresh_url, y)[1:]:
-        run_day(spark, c)
+        run_stages(spark, c)
     cfg = ys[1].cfg
     days = list(SAMPLE_DAYS)
     rerun = published_state(rerun_url, tmp / "rerun", days, cfg)

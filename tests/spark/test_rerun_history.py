@@ -13,7 +13,7 @@ import pytest
 
 from crawldedup.config import Config
 from crawldedup.pipeline.context import DayContext
-from crawldedup.pipeline.stages import run_day
+from crawldedup.pipeline.stages import run_stages
 from tests.cli_helpers import table_dump
 from tests.spark.test_stages import ARTICLE, OTHER, rec, verdicts, write_day
 
@@ -42,7 +42,7 @@ def test_rerunning_an_earlier_day_keeps_later_days_groups_and_verdicts(
     first_ids = set(verdicts(ctx[days[0]]))
     assert any(v["group"] in first_ids for v in later_dups), "no cross-day group to check"
 
-    run_day(spark, ctx[days[0]])  # the same day again, the same input
+    run_stages(spark, ctx[days[0]])  # the same day again, the same input
 
     after = table_dump(url)
     assert after["groups"] == before["groups"]
@@ -68,8 +68,8 @@ def test_a_recrawl_without_ids_is_judged_against_the_first_fetch(
         return DayContext(day=day, home=home, cfg=cfg, input_dir=folder)
 
     first, recrawl = fetch("2026-11-01"), fetch("2026-11-02")
-    run_day(spark, first)
-    run_day(spark, recrawl)
+    run_stages(spark, first)
+    run_stages(spark, recrawl)
 
     day1, day2 = verdicts(first), verdicts(recrawl)
     assert len(day1) == len(day2) == 2 and not set(day1) & set(day2)
@@ -101,19 +101,19 @@ def test_a_rerun_with_far_fewer_documents_is_refused_unless_replace(
     ctx = _small_days(
         tmp_path, {day: [rec(f"p{i}", p, f"{day}T0{i}:00:00Z") for i, p in enumerate(pages)]}
     )[day]
-    run_day(spark, ctx)
+    run_stages(spark, ctx)
     before = table_dump(ctx.store)
     # A partial copy of the day's folder: one file of four pages' worth left.
     partial = write_day(tmp_path / "partial", day, [rec("p0", pages[0], f"{day}T00:00:00Z")])
     shrunk = replace(ctx, input_dir=partial)
     with pytest.raises(RerunRefused) as refused:
-        run_day(spark, shrunk)
+        run_stages(spark, shrunk)
     assert "published with 4 documents and this run has 1" in str(refused.value)
     assert "--replace" in str(refused.value)
     after = table_dump(ctx.store)
     assert after["verdicts"] == before["verdicts"] and after["docs"] == before["docs"]
     # Rerun on purpose: the three missing pages' verdicts and rows go.
-    run_day(spark, replace(shrunk, replace=True))
+    run_stages(spark, replace(shrunk, replace=True))
     assert set(verdicts(ctx)) == {"p0"}
 
 
@@ -133,7 +133,7 @@ def test_cascade_later_rejudges_later_days_against_a_late_file_of_day_one(
         },
     )
     for d in (d1, d2, d3):
-        run_day(spark, ctx[d])
+        run_stages(spark, ctx[d])
     assert verdicts(ctx[d2])["copy"]["verdict"] == "unique"
     # Day 1's late file lands: the article that day 2 and 3 copied.
     (ctx[d1].input_dir / "part-00001.jsonl").write_text(
@@ -141,7 +141,7 @@ def test_cascade_later_rejudges_later_days_against_a_late_file_of_day_one(
         + "\n"
     )
     # Without the cascade, later days keep their verdicts.
-    run_day(spark, ctx[d1])
+    run_stages(spark, ctx[d1])
     assert verdicts(ctx[d2])["copy"]["verdict"] == "unique"
     later = later_days(ctx[d1])
     assert [c.day for c in later] == [d2, d3]

@@ -14,7 +14,7 @@ from crawldedup.pipeline import (
     fingerprint_stage,
 )
 from crawldedup.pipeline.context import DayContext
-from crawldedup.pipeline.stages import run_day
+from crawldedup.pipeline.stages import run_stages
 from crawldedup.rules import RULES
 from crawldedup.store import open_store
 
@@ -57,7 +57,7 @@ def rec(i: str, content: str, t: str, title: str = "标题", url: str = "") -> d
 
 def run_all(spark: Any, ctx: DayContext) -> dict[str, Any]:
     """The day's stages in the registry's order, through the one runner."""
-    return run_day(spark, ctx)
+    return run_stages(spark, ctx)
 
 
 def verdicts(ctx: DayContext) -> dict[str, dict[str, Any]]:

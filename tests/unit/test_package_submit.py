@@ -83,9 +83,10 @@ def run_with_only_the_zip(
 def test_the_report_job_runs_from_the_zip_alone(project_zip: Path, tmp_path: Path) -> None:
     # As submit_day runs it (and as spark-submit starts a job's driver: the --py-files
     # come first on the driver's PYTHONPATH), the CLI is imported from the zip.
-    job = JOBS / "report.py"
+    job = JOBS / "day.py"
     # A dry run: the report of a day never committed needs no store.
-    argv = [str(job), "--date", "2026-11-01", "--home", str(tmp_path / "home"), "--dry-run"]
+    home = str(tmp_path / "home")
+    argv = [str(job), "report", "--date", "2026-11-01", "--home", home, "--dry-run"]
     code = NO_EDITABLE + (
         "import runpy, crawldedup.cli\n"
         f"assert crawldedup.cli.__file__.startswith({str(project_zip)!r})\n"
@@ -93,8 +94,10 @@ def test_the_report_job_runs_from_the_zip_alone(project_zip: Path, tmp_path: Pat
         f"runpy.run_path({str(job)!r}, run_name='__main__')"
     )
     proc = run_with_only_the_zip(code, project_zip, tmp_path)
-    assert proc.returncode == 0, proc.stderr
+    # A day without documents fails the gate, as the CLI's run and the DAG's report task.
+    assert proc.returncode == 3, proc.stderr
     assert "[2026-11-01]" in proc.stderr and "report" in proc.stderr
+    assert "data-quality gate failed: 2026-11-01: no input documents" in proc.stderr
 
 
 def test_a_submission_has_no_pythonpath_and_finds_the_venvs_spark_submit() -> None:
@@ -118,9 +121,9 @@ zip_ = Path(sys.argv[1])
 os.environ.update(spark_conn_env("spark://127.0.0.1:7077", "crawldedup_cluster"))
 out = {}
 for conn_id in ("spark_default", "crawldedup_cluster"):
-    hook = stage_hook("bloom", ["--date", "2026-11-01"], zip_, conn_id=conn_id,
+    hook = stage_hook("dedup", ["bloom", "--date", "2026-11-01"], zip_, conn_id=conn_id,
                       conf={"spark.eventLog.enabled": "true"}, driver_memory="3g")
-    out[conn_id] = hook._build_spark_submit_command(application("bloom"))
+    out[conn_id] = hook._build_spark_submit_command(application())
 try:
     check_connection("undefined")
 except LookupError as exc:
@@ -148,12 +151,12 @@ def test_the_spark_provider_hook_is_given_each_stage_with_the_zip(tmp_path: Path
         assert cmd[0] == "spark-submit"  # the one on PATH (submit_env adds the venv's)
         assert cmd[cmd.index("--master") + 1] == master
         assert cmd[cmd.index("--py-files") + 1] == str(zip_)
-        assert cmd[cmd.index("--name") + 1] == "crawldedup-bloom"
+        assert cmd[cmd.index("--name") + 1] == "crawldedup-dedup"
         assert cmd[cmd.index("--driver-memory") + 1] == "3g"
         confs = [cmd[i + 1] for i, x in enumerate(cmd) if x == "--conf"]
         assert "spark.eventLog.enabled=true" in confs
         assert f"spark.driver.extraJavaOptions=-Dlog4j2.configurationFile={LOG4J}" in confs
-        assert cmd[-3:] == [str(JOBS / "bloom.py"), "--date", "2026-11-01"]
+        assert cmd[-4:] == [str(JOBS / "day.py"), "bloom", "--date", "2026-11-01"]
     # A missing connection is refused (the hook alone would fall back to yarn).
     assert "AIRFLOW_CONN_UNDEFINED=" in out["undefined"]
 

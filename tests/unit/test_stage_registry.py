@@ -1,5 +1,5 @@
 """The stages declare what they read and write; every order is derived from that: the
-CLI's, the runners', the jobs', the submit helper's and the Airflow DAG's edges."""
+one runner's (CLI, jobs/day.py, submit helper) and the Airflow DAG's dedup application."""
 
 from __future__ import annotations
 
@@ -14,11 +14,9 @@ from crawldedup.stage_registry import (
     NAMES,
     STAGES,
     _producers,
-    dag_edges,
-    dag_task_runs,
-    dag_tasks,
+    deferred_stages,
     plan,
-    side_stages,
+    spark_stages,
     stage,
     stage_argv,
     upstream,
@@ -83,60 +81,32 @@ def test_no_data_is_written_by_two_stages_and_commit_is_not_the_report() -> None
     assert not stage("commit").spark and not stage("report").spark
 
 
-def _reachable(edges: list[tuple[str, str]], start: str) -> set[str]:
-    seen: set[str] = set()
-    todo = [start]
-    while todo:
-        n = todo.pop()
-        for up, down in edges:
-            if up == n and down not in seen:
-                seen.add(down)
-                todo.append(down)
-    return seen
-
-
-def test_the_dag_edges_allow_exactly_the_cli_order_for_every_configuration() -> None:
-    edges = dag_edges()
-    tasks = dag_tasks()
-    ids = [t.task_id for t in tasks]
-    assert {n for e in edges for n in e} == set(ids) and len(set(ids)) == len(ids)
-    assert {t.stage for t in tasks} == set(NAMES)
-    # One chain: a day's stages share the home's and the store's run locks.
-    assert len(edges) == len(ids) - 1
-    assert len({u for u, _ in edges}) == len({d for _, d in edges}) == len(edges)
+def test_every_configuration_runs_its_spark_stages_in_one_application_then_two_without() -> None:
+    """The DAG's dedup task submits ``spark_stages(cfg)`` at once; commit and report
+    follow without Spark: a DAG day is one Spark application for every configuration."""
     for label, cfg in CONFIGS.items():
         order = plan(cfg)
-        # The tasks that run under this configuration, in chain order, run the CLI's order.
-        running = [t for t in tasks if dag_task_runs(t.task_id, cfg)]
-        assert tuple(t.stage for t in running) == order, label
-        # Whatever a stage reads under this configuration is upstream of it in the DAG.
-        made = _producers()
-        task_of = {t.stage: t.task_id for t in running}
-        for t in running:
-            for d in stage(t.stage).reads(cfg):
-                if d in made:
-                    assert t.task_id in _reachable(edges, task_of[made[d]]), (label, t, d)
+        spark = spark_stages(cfg)
+        assert order == (*spark, "commit", "report"), label
+        assert all(stage(n).spark for n in spark), label
+        assert spark[0] == "fingerprint" and spark[-1] == "publish", label
 
 
-def test_relevance_runs_after_the_day_unless_the_cascade_reads_its_vectors() -> None:
-    """A relevance failure must not hold back the day's verdicts: the stage follows commit
-    and report when no stage of the day reads its output; under the tag-weighted cosine,
-    similarity reads its vectors and it runs before, in the CLI and in the DAG."""
+def test_relevance_follows_fingerprint_its_failure_waits_unless_similarity_reads_it() -> None:
+    """A relevance failure must not hold back the day's verdicts: when no stage of the day
+    reads its output, its failure is deferred until the day is committed and reported
+    (pipeline/stages.run_stages; the DAG's relevance task); under the tag-weighted cosine,
+    similarity reads its vectors and a failure stops the day."""
     for label in ("topic library", "topic library and tag_tfidf cosine", "tag_tfidf cosine"):
         order = plan(CONFIGS[label])
         tag = "tag_tfidf" in label
+        assert order[:2] == ("fingerprint", "relevance"), label
         if tag:
-            assert order.index("relevance") < order.index("similarity"), label
             assert upstream("similarity", CONFIGS[label])[:2] == ("fingerprint", "relevance")
-        else:
-            assert order[-3:] == ("commit", "report", "relevance"), label
-        assert side_stages(order, CONFIGS[label]) == (frozenset() if tag else {"relevance"})
-        runs = [t.task_id for t in dag_tasks() if dag_task_runs(t.task_id, CONFIGS[label])]
-        assert ("relevance_for_similarity" if tag else "relevance") in runs, label
-    chain = [t.task_id for t in dag_tasks()]
-    assert chain.index("relevance_for_similarity") < chain.index("similarity")
-    assert chain.index("report") < chain.index("relevance") == len(chain) - 1
-    # The day's own stages never wait for a side stage.
+        assert deferred_stages(order, CONFIGS[label]) == (frozenset() if tag else {"relevance"}), (
+            label
+        )
+    # The day's own stages never wait for a deferred stage.
     assert "relevance" not in upstream("report", CONFIGS["topic library"])
 
 
@@ -145,31 +115,29 @@ def test_runners_cli_choices_and_job_files_follow_the_registry() -> None:
     from crawldedup.pipeline.stages import RUNNERS
 
     assert tuple(RUNNERS) == NAMES
-    # One entry point per stage: spark-submit for the Spark ones, python for the others.
-    jobs = {p.stem for p in (ROOT / "jobs").glob("*.py")}
-    assert jobs == set(NAMES)
+    # One entry point for every submission: crawldedup stage NAME...
+    assert {p.name for p in (ROOT / "jobs").glob("*.py")} == {"day.py"}
     for name in NAMES:
         args = build_parser().parse_args(["stage", name, "--date", "2026-11-01"])
-        assert args.name == name
+        assert args.names == [name]
+    args = build_parser().parse_args(["stage", *spark_stages(Config()), "--date", "2026-11-01"])
+    assert tuple(args.names) == spark_stages(Config())
     with pytest.raises(Exception, match="invalid choice"):
         build_parser().parse_args(["stage", "dedupe", "--date", "2026-11-01"])
 
 
-def test_stage_argv_adds_input_only_where_the_stage_reads_it() -> None:
+def test_stage_argv_adds_input_only_where_a_stage_reads_it() -> None:
     base = ["--date", "2026-11-01", "--home", "/h", "--store", "sqlite:////h/s.db"]
     kw = {"day": "2026-11-01", "home": "/h", "store": "sqlite:////h/s.db"}
-    assert stage_argv("bloom", **kw, input_dir="/in") == base
-    assert stage_argv("fingerprint", **kw, input_dir="/in") == [*base, "--input", "/in"]
-    assert stage_argv("publish", **kw, config="/c.toml", overrides=["a=1"], dry_run=True) == [
-        *base,
-        "--config",
-        "/c.toml",
-        "--set",
-        "a=1",
-        "--dry-run",
-    ]
+    assert stage_argv(["bloom"], **kw, input_dir="/in") == ["bloom", *base]
+    assert stage_argv(["fingerprint", "bloom"], **kw, input_dir="/in") == [
+        "fingerprint", "bloom", *base, "--input", "/in",
+    ]  # fmt: skip
+    assert stage_argv(
+        ["publish"], **kw, config="/c.toml", overrides=["a=1"], dry_run=True, run_id="r1"
+    ) == ["publish", *base, "--config", "/c.toml", "--set", "a=1", "--dry-run", "--run-id", "r1"]
     with pytest.raises(ValueError, match="input folder"):
-        stage_argv("relevance", **kw)
+        stage_argv(["relevance"], **kw)
 
 
 def test_a_stage_checks_the_code_stamps_of_what_it_reads_only() -> None:
