@@ -90,6 +90,8 @@ class Stage:
     enabled: Callable[[Config], bool]
     doc: str
     """One paragraph for the DAG's task docs."""
+    scratch: tuple[str, ...] = ()
+    """Work folders only this stage writes and reads back (its intermediate results)."""
 
     @property
     def reads_input(self) -> bool:
@@ -113,6 +115,7 @@ STAGES: tuple[Stage, ...] = (
         reads=_fixed(INPUT, EARLIER_DAYS),
         writes=(DOCS, QUARANTINE, HOST_LINES, LINE_HOSTS, _stats("fingerprint")),
         enabled=_always,
+        scratch=("parsed", "repeats"),
         doc="Reads `dt=D/` (JSON Lines, Parquet, WARC), quarantines bad records, learns the "
         "hosts' boilerplate lines, normalizes and computes the keys, SimHash and MinHash "
         "→ `work/dt=D/docs`.",
@@ -151,6 +154,7 @@ STAGES: tuple[Stage, ...] = (
         reads=_similarity_reads,
         writes=(DECISIONS, _stats("similarity")),
         enabled=_always,
+        scratch=("scores", "earlier_sides", "decisions.untyped"),
         doc="Scores every candidate pair on the executors; the cascade picks each "
         "document's verdict (the candidate it is most similar to among those that pass "
         "their rule's test; editions only at the editions' bar).",
@@ -158,9 +162,17 @@ STAGES: tuple[Stage, ...] = (
     Stage(
         "publish",
         spark=True,
-        reads=_fixed(DOCS, DECISIONS, LOOKUPS, HOST_LINES, LINE_HOSTS),
+        reads=_fixed(DOCS, DECISIONS, LOOKUPS, HOST_LINES, LINE_HOSTS, _stats("fingerprint")),
         writes=(PUBLISHED, _stats("publish")),
         enabled=_always,
+        scratch=(
+            "groups",
+            "groups_earlier",
+            "components",
+            "canon_cells",
+            "postings",
+            "previous_run",
+        ),
         doc="Marks the day incomplete, then writes verdicts, groups, document rows, capped "
         "postings and Bloom blocks; replaces the day's earlier results. Writes nothing in "
         "a dry run.",
@@ -192,6 +204,32 @@ STAGES: tuple[Stage, ...] = (
 )
 
 BY_NAME: dict[str, Stage] = {s.name: s for s in STAGES}
+
+
+class UndeclaredData(RuntimeError):
+    """A stage opened a work folder (or another stage's stats) it does not declare."""
+
+
+def declared_folders(name: str, cfg: Config) -> frozenset[str]:
+    """The work folders (and ``stats/<stage>.json`` files) stage ``name`` may open under
+    ``cfg``: what it reads under that configuration, what it writes, its scratch."""
+    s = stage(name)
+    data = (*s.reads(cfg), *s.writes)
+    return frozenset(d.name for d in data if d.where == "work") | frozenset(s.scratch)
+
+
+def check_declared(name: str, cfg: Config, folder: str) -> None:
+    """Raise :class:`UndeclaredData` unless stage ``name`` declares ``folder`` (or a
+    folder holding it: ``relevance`` holds ``relevance/pages``)."""
+    allowed = declared_folders(name, cfg)
+    if folder in allowed or any(folder.startswith(f"{a}/") for a in allowed):
+        return
+    raise UndeclaredData(
+        f"stage {name} opened the work folder {folder!r}, which it does not declare "
+        f"(crawldedup/stage_registry.py: it reads and writes {sorted(allowed)})"
+    )
+
+
 NAMES: tuple[str, ...] = tuple(BY_NAME)
 
 

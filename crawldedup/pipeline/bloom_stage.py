@@ -78,7 +78,7 @@ def _scan_keys(store_url: str, table: str, lo: str, hi: str | None) -> Iterator[
 
 
 def bloom_dir(ctx: DayContext) -> Path:
-    return ctx.work / "bloom"
+    return ctx.folder("bloom")
 
 
 def part_path(root: Path | str, rule: str, index: int) -> Path:

@@ -14,6 +14,7 @@ import pyarrow.parquet as pq
 
 from crawldedup.code_version import code_version
 from crawldedup.config import Config
+from crawldedup.stage_registry import check_declared
 from crawldedup.store import resolve_store_url
 
 
@@ -30,6 +31,8 @@ class DayContext:
     # Who runs the day's stages (the DAG run's id): a retry of the same run resumes after
     # the stages it already finished (their stats carry it). None: every stage runs.
     run_id: str | None = None
+    # The stage running (set by run_stages): it opens only the work folders it declares.
+    stage: str | None = None
 
     @property
     def store(self) -> str:
@@ -39,14 +42,23 @@ class DayContext:
     def work(self) -> Path:
         return self.home / "work" / f"dt={self.day}"
 
+    def folder(self, name: str) -> Path:
+        """A work folder (or file) of the day; a stage may open only those it declares
+        (``crawldedup.stage_registry.check_declared``: an undeclared one raises)."""
+        if self.stage is not None:
+            check_declared(self.stage, self.cfg, name)
+        return self.work / name
+
     def path(self, name: str) -> str:
-        return str(self.work / name)
+        return str(self.folder(name))
 
     @property
     def quarantine_dir(self) -> Path:
         return self.home / "quarantine" / f"dt={self.day}"
 
     def write_stats(self, stage: str, stats: dict[str, Any]) -> None:
+        if self.stage is not None:
+            check_declared(self.stage, self.cfg, f"stats/{stage}.json")
         out = self.work / "stats"
         out.mkdir(parents=True, exist_ok=True)
         # Which code wrote the stage's outputs, and for which run.
@@ -56,12 +68,10 @@ class DayContext:
     def rows(self, name: str) -> int:
         """Rows of a Parquet folder the stages wrote, from its files' footers: a count
         without a Spark job."""
-        return sum(
-            pq.ParquetFile(f).metadata.num_rows for f in (self.work / name).glob("*.parquet")
-        )
+        return sum(pq.ParquetFile(f).metadata.num_rows for f in self.folder(name).glob("*.parquet"))
 
     def read_stats(self, stage: str) -> dict[str, Any]:
-        p = self.work / "stats" / f"{stage}.json"
+        p = self.folder(f"stats/{stage}.json")
         return json.loads(p.read_text()) if p.exists() else {}
 
 

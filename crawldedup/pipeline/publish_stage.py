@@ -364,7 +364,7 @@ def run(spark: SparkSession, ctx: DayContext) -> dict[str, Any]:
             ("line_hosts", _put_line_hosts, F.col("line")),
         )
         for folder, put, order in line_tables:
-            path = ctx.work / folder
+            path = ctx.folder(folder)
             if cfg.boilerplate.enabled and path.exists():
                 write_partitions(
                     read_work(spark, str(path)),

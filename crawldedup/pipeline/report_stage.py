@@ -94,9 +94,9 @@ def run(spark: SparkSession | None, ctx: DayContext) -> dict[str, Any]:
     report = build_report(ctx)
     text = json.dumps(report, indent=2, sort_keys=True)
     ctx.work.mkdir(parents=True, exist_ok=True)
-    (ctx.work / "report.json").write_text(text)
+    ctx.folder("report.json").write_text(text)
     if not ctx.dry_run:
         with open_store(ctx.store) as store:
             store.put("days", {ctx.day: {"r:report": text.encode()}})
-    ctx.write_stats("report", {"written": str(ctx.work / "report.json")})
+    ctx.write_stats("report", {"written": str(ctx.folder("report.json"))})
     return report

@@ -197,5 +197,5 @@ def learn_boilerplate(
 
 def forget_line_counts(ctx: DayContext) -> None:
     """No pages, no line counts: a previous run's of the day must not reach publish."""
-    shutil.rmtree(ctx.work / "host_lines", ignore_errors=True)
-    shutil.rmtree(ctx.work / "line_hosts", ignore_errors=True)
+    shutil.rmtree(ctx.folder("host_lines"), ignore_errors=True)
+    shutil.rmtree(ctx.folder("line_hosts"), ignore_errors=True)

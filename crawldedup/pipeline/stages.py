@@ -7,13 +7,14 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from pyspark.sql import SparkSession
 
 from crawldedup.code_version import code_version
 from crawldedup.day_state import RerunRefused, earlier_incomplete, incomplete_days
-from crawldedup.gate import gate_failures, trailing_reports
+from crawldedup.gate import day_counts, gate_failures, trailing_reports
 from crawldedup.ingest.records import html_extractor
 from crawldedup.pipeline import (
     bloom_stage,
@@ -198,15 +199,16 @@ def deferred_failure(ctx: DayContext) -> StageFailed | None:
     return None
 
 
-def gate(ctx: DayContext, report: dict[str, Any]) -> list[str]:
-    """Why the reported day fails the data-quality gate (``[gate]``, crawldedup.gate):
-    the same rules and sentences for every road."""
-    if ctx.dry_run:
-        history: list[dict[str, Any]] = []
-    else:
-        with open_store(ctx.store) as store:
-            history = trailing_reports(store, ctx.day, ctx.cfg.gate.trailing_days)
-    return gate_failures(report, history, ctx.cfg.gate)
+def gate(ctx: DayContext, report: dict[str, Any]) -> dict[str, Any]:
+    """The reported day's counts against the trailing days (``counts``, what the DAG's
+    report task pushes) and why it fails the data-quality gate (``gate_failures``,
+    ``[gate]``, crawldedup.gate): the same rules and sentences for every road."""
+    with open_store(ctx.store) as store:
+        history = trailing_reports(store, ctx.day, ctx.cfg.gate.trailing_days)
+    return {
+        "counts": day_counts(report, history),
+        "gate_failures": gate_failures(report, history, ctx.cfg.gate),
+    }
 
 
 def run_stages(
@@ -223,7 +225,8 @@ def run_stages(
     day) and the preflight. With ``ctx.run_id``, the leading stages this run already
     finished are skipped (a retry resumes). A deferred stage's failure is recorded in its
     stats and raised after the report. When the report ran, the returned report carries
-    ``gate_failures``: why the day fails the data-quality gate (empty when it passes).
+    ``counts`` and ``gate_failures``: why the day fails the data-quality gate (empty when
+    it passes).
     Returns the report when the report stage ran, else the last stage's result.
     """
     stages = plan(ctx.cfg) if stages is None else stages
@@ -259,7 +262,8 @@ def run_stages(
                 result = {**NOTHING_TO_JUDGE[stage], "seconds": 0.0, "nothing_to_judge": True}
                 ctx.write_stats(stage, result)
             else:
-                result = RUNNERS[stage](spark, ctx)  # type: ignore[arg-type]
+                # The runner opens only the work folders its stage declares.
+                result = RUNNERS[stage](spark, replace(ctx, stage=stage))  # type: ignore[arg-type]
         except RerunRefused:
             raise  # a refusal, not a failure: the CLI exits 2 with its one line
         except Exception as exc:
@@ -270,7 +274,7 @@ def run_stages(
             ctx.write_stats(stage, result)
             failed_here = StageFailed(stage, exc)
         if stage == "report":
-            report = {**result, "gate_failures": gate(ctx, result)}
+            report = {**result, **gate(ctx, result)}
         if progress is not None:
             line = summarize(stage, result)
             took = time.perf_counter() - t0
