@@ -645,3 +645,45 @@ def test_a_day_is_the_same_through_the_cli_and_the_dag(
     dag_store = f"sqlite:///{dag_home.resolve() / 'store.db'}"
     cli = _cli_day(tmp_path, sample_crawl, config)
     _compare(dag_home, dag_store, run, cli, failing=name == "failing gate")
+
+
+@pytest.mark.exhaustive  # a DAG day and a CLI day on HBase (about 100 s)
+@pytest.mark.hbase
+def test_a_config_file_naming_the_store_is_honoured_by_both_roads(
+    hbase: str, sample_crawl: Path, airflow_db_template: Path, tmp_path: Path
+) -> None:
+    """docs/operations.md#which-store: no store param, no store_conn_id, no hbase_default:
+    the config file's store_url is the store, for the DAG as for ``crawldedup run``."""
+    prefixes = {road: unique_prefix(f"cf{road[0]}") for road in ("dag", "cli")}
+    try:
+        configs = {}
+        for road, prefix in prefixes.items():
+            configs[road] = tmp_path / f"{road}.toml"
+            configs[road].write_text(f'store_url = "hbase://{HBASE_HOST}:{HBASE_PORT}/{prefix}"\n')
+        conf = {
+            "input_root": str(sample_crawl),
+            "home": str(tmp_path / "dag-home"),
+            "config": str(configs["dag"]),
+        }
+        s = new_scenario(tmp_path / "dag", airflow_db_template, conf)
+        run = run_dag(s.env, tmp_path / "dag.log", logical_date=logical(DAYS[0]), conf=conf)
+        assert run.state == "success", run.brief()
+        resolved = run.xcom["wait_for_crawl.return_value"]
+        assert resolved["store_source"] == "the config file's store_url"
+        assert resolved["store"] == f"hbase://{HBASE_HOST}:{HBASE_PORT}/{prefixes['dag']}"
+        # Every task's first line names the store and why.
+        assert f"store {resolved['store']} (from the config file's store_url)" in run.output
+        assert not (tmp_path / "dag-home" / "store.db").exists()
+        proc = cli_env(
+            {"CRAWLDEDUP_CONFIG": str(configs["cli"])},
+            "run", "--date", DAYS[0], "--input", str(sample_crawl / f"dt={DAYS[0]}"),
+            home=tmp_path / "cli-home",
+        )  # fmt: skip
+        assert proc.returncode == 0, proc.stderr[-2000:]
+        assert not (tmp_path / "cli-home" / "store.db").exists()
+        urls = {r: f"hbase://{HBASE_HOST}:{HBASE_PORT}/{p}" for r, p in prefixes.items()}
+        on_dag = verdicts(DAYS[0], tmp_path / "dag-home", urls["dag"])
+        assert on_dag and on_dag == verdicts(DAYS[0], tmp_path / "cli-home", urls["cli"])
+    finally:
+        for prefix in prefixes.values():
+            drop_prefix(prefix)
