@@ -19,10 +19,10 @@ from pyspark.sql.types import StringType, StructField, StructType
 
 from crawldedup.core.grouping import groups
 from crawldedup.day_state import check_replacement, mark_incomplete, published_with
-from crawldedup.pipeline.bloom_stage import add_day_keys
-from crawldedup.pipeline.candidates_stage import explode_keys, key_hash, rank_within_day
+from crawldedup.pipeline.bloom_blocks import add_day_keys
 from crawldedup.pipeline.components import connected_components
 from crawldedup.pipeline.context import DayContext, timed
+from crawldedup.pipeline.day_keys import explode_keys, key_hash, rank_within_day
 from crawldedup.pipeline.retraction import retract_previous_run
 from crawldedup.pipeline.store_batches import store_batches, write_partitions
 from crawldedup.pipeline.work_files import read_work

@@ -33,7 +33,7 @@ from typing import Any
 from pyspark.sql import DataFrame, Row, SparkSession
 from pyspark.sql import functions as F
 
-from crawldedup.pipeline.bloom_stage import BLOCKS, block_row, key_ranges, range_of
+from crawldedup.pipeline.bloom_blocks import BLOCKS, block_row, key_ranges, range_of
 from crawldedup.pipeline.context import DayContext
 from crawldedup.pipeline.store_batches import store_batches
 from crawldedup.pipeline.work_files import read_work

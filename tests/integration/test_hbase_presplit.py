@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from crawldedup.pipeline.bloom_stage import key_ranges
+from crawldedup.pipeline.bloom_blocks import key_ranges
 from crawldedup.store import open_store
 from crawldedup.store.base import INDEX_TABLES
 from tests.hbase_fixtures import HBASE_HOST, HBASE_PORT, ROOT, drop_prefix, hbase_url, unique_prefix

@@ -10,6 +10,7 @@ import pytest
 
 from crawldedup.config import Config
 from crawldedup.pipeline import (
+    bloom_blocks,
     bloom_stage,
     fingerprint_stage,
 )
@@ -604,7 +605,7 @@ def _block_bits(ctx: DayContext) -> dict[str, bytes]:
     with open_store(ctx.store) as store:
         return {
             row: from_bytes(cells["b:bits"]).bitarray.tobytes()
-            for row, cells in store.scan(bloom_stage.BLOCKS)
+            for row, cells in store.scan(bloom_blocks.BLOCKS)
         }
 
 
