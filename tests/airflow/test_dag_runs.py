@@ -586,25 +586,26 @@ def _report(store: str, day: str) -> dict[str, Any]:
     return report
 
 
-def _cli_day(tmp: Path, sample: Path, config: Path) -> tuple[int, str, Path]:
+def _cli_day(tmp: Path, sample: Path, config: Path, day: str) -> tuple[int, str, Path]:
     home = tmp / "cli-home"
     proc = cli_env(
         {"CRAWLDEDUP_CONFIG": str(config)},
-        "run", "--date", ONE_ROAD_DAY, "--input", str(sample / f"dt={ONE_ROAD_DAY}"),
+        "run", "--date", day, "--input", str(sample / f"dt={day}"),
         home=home,
     )  # fmt: skip
     return proc.returncode, proc.stderr, home
 
 
 def _compare(
-    dag_home: Path, dag_store: str, dag_run: Any, cli: tuple[int, str, Path], failing: bool
+    day: str, dag: tuple[Path, str, Any], cli: tuple[int, str, Path], failing: bool
 ) -> None:
+    dag_home, dag_store, dag_run = dag
     code, stderr, cli_home = cli
     cli_store = f"sqlite:///{cli_home / 'store.db'}"
-    assert verdicts(ONE_ROAD_DAY, cli_home) == verdicts(ONE_ROAD_DAY, dag_home, dag_store)
-    assert _report(cli_store, ONE_ROAD_DAY) == _report(dag_store, ONE_ROAD_DAY)
+    assert verdicts(day, cli_home) == verdicts(day, dag_home, dag_store)
+    assert _report(cli_store, day) == _report(dag_store, day)
     with open_store(cli_store) as a, open_store(dag_store) as b:
-        digest = [json_cell(s, "r:published")["config_digest"] for s in (a, b)]
+        digest = [json_cell(s, day, "r:published")["config_digest"] for s in (a, b)]
     assert digest[0] == digest[1]
     if failing:
         assert code == 3, stderr[-2000:]
@@ -616,10 +617,10 @@ def _compare(
         assert dag_run.state == "success", dag_run.brief()
 
 
-def json_cell(store: Any, column: str) -> dict[str, Any]:
+def json_cell(store: Any, day: str, column: str) -> dict[str, Any]:
     import json
 
-    return dict(json.loads(store.get("days", [ONE_ROAD_DAY])[ONE_ROAD_DAY][column]))
+    return dict(json.loads(store.get("days", [day])[day][column]))
 
 
 def test_the_topic_library_day_is_the_same_through_the_cli_and_the_dag(
@@ -627,8 +628,9 @@ def test_the_topic_library_day_is_the_same_through_the_cli_and_the_dag(
 ) -> None:
     config = tmp_path / "library.toml"
     config.write_text(CONFIGS["topic library"])
-    cli = _cli_day(tmp_path, sample_crawl, config)
-    _compare(embedded.home, embedded.store, embedded.runs[ONE_ROAD_DAY], cli, failing=False)
+    cli = _cli_day(tmp_path, sample_crawl, config, ONE_ROAD_DAY)
+    dag = (embedded.home, embedded.store, embedded.runs[ONE_ROAD_DAY])
+    _compare(ONE_ROAD_DAY, dag, cli, failing=False)
 
 
 @pytest.mark.exhaustive  # a DAG day and a CLI day each (about 90 s)
@@ -636,15 +638,18 @@ def test_the_topic_library_day_is_the_same_through_the_cli_and_the_dag(
 def test_a_day_is_the_same_through_the_cli_and_the_dag(
     name: str, sample_crawl: Path, airflow_db_template: Path, tmp_path: Path
 ) -> None:
+    # The gate case on the sample's second day, whose 5 of 116 records are quarantined
+    # (its store starts there: no earlier day to wait for).
+    day = DAYS[1] if name == "failing gate" else ONE_ROAD_DAY
     config = tmp_path / "crawldedup.toml"
     config.write_text(CONFIGS[name])
     dag_home = tmp_path / "dag-home"
     conf = {"input_root": str(sample_crawl), "home": str(dag_home), "config": str(config)}
     s = new_scenario(tmp_path / "dag", airflow_db_template, conf)
-    run = run_dag(s.env, tmp_path / "dag.log", logical_date=logical(ONE_ROAD_DAY), conf=conf)
+    run = run_dag(s.env, tmp_path / "dag.log", logical_date=logical(day), conf=conf)
     dag_store = f"sqlite:///{dag_home.resolve() / 'store.db'}"
-    cli = _cli_day(tmp_path, sample_crawl, config)
-    _compare(dag_home, dag_store, run, cli, failing=name == "failing gate")
+    cli = _cli_day(tmp_path, sample_crawl, config, day)
+    _compare(day, (dag_home, dag_store, run), cli, failing=name == "failing gate")
 
 
 @pytest.mark.exhaustive  # a DAG day and a CLI day on HBase (about 100 s)
