@@ -225,3 +225,14 @@ def partitioned_rules(ctx: DayContext) -> list[str]:
 def load_part(root: str, rule: str, index: int, low: str) -> RangedFilters:
     """One range's filter, read where the range's keys are (an executor)."""
     return RangedFilters((low,), (from_bytes(part_path(root, rule, index).read_bytes()),))
+
+
+# Its result on a day with nothing to judge (no document, nothing of the day in the
+# store): the runner writes it without running the stage, so no Spark job starts.
+EMPTY_DAY: dict[str, Any] | None = {"filters": {}, "source": None}
+
+
+def summary(stats: dict[str, Any]) -> str:
+    """The stage's progress line."""
+    f = stats.get("filters", {})
+    return ", ".join(f"{r} {v['keys']} keys" for r, v in f.items())

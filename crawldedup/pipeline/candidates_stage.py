@@ -383,3 +383,19 @@ def run(spark: SparkSession, ctx: DayContext) -> dict[str, Any]:
         release()
     ctx.write_stats("candidates", stats)
     return stats
+
+
+# Its result on a day with nothing to judge (no document, nothing of the day in the
+# store): the runner writes it without running the stage, so no Spark job starts.
+EMPTY_DAY: dict[str, Any] | None = {
+    "candidates": {},
+    "bloom": {"probes": 0, "hits": 0, "false_positives": 0, "partitioned_rules": []},
+    "store": {"round_trips": 0, "rows_read": 0},
+}
+
+
+def summary(stats: dict[str, Any]) -> str:
+    """The stage's progress line."""
+    b = stats.get("bloom", {})
+    c = sum(stats.get("candidates", {}).values())
+    return f"{b.get('probes', 0)} probes, {b.get('hits', 0)} hits, {c} candidate pairs"

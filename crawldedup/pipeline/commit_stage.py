@@ -63,3 +63,12 @@ def run(spark: SparkSession | None, ctx: DayContext) -> dict[str, Any]:
         stats = {"published_with": params}
     ctx.write_stats("commit", stats)
     return stats
+
+
+# It runs on a day with nothing to judge too.
+EMPTY_DAY: dict[str, Any] | None = None
+
+
+def summary(stats: dict[str, Any]) -> str:
+    """The stage's progress line (the parameters are in its stats)."""
+    return ""

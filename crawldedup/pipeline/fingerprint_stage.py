@@ -83,3 +83,13 @@ def run(spark: SparkSession, ctx: DayContext) -> dict[str, Any]:
             stats.update(_fingerprint_files(spark, ctx, files))
     ctx.write_stats("fingerprint", stats)
     return stats
+
+
+# It runs on a day with nothing to judge too.
+EMPTY_DAY: dict[str, Any] | None = None
+
+
+def summary(stats: dict[str, Any]) -> str:
+    """The stage's progress line."""
+    q = sum(stats.get("quarantined", {}).values())
+    return f"{stats.get('files', 0)} files, {stats.get('documents', 0)} docs, {q} quarantined"

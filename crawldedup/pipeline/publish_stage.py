@@ -382,3 +382,22 @@ def run(spark: SparkSession, ctx: DayContext) -> dict[str, Any]:
             stats["delete_list"] = write_delete_list(ctx, full)
     ctx.write_stats("publish", stats)
     return stats
+
+
+# Its result on a day with nothing to judge (no document, nothing of the day in the
+# store): the runner writes it without running the stage, so no Spark job starts.
+EMPTY_DAY: dict[str, Any] | None = {
+    "groups_with_duplicates_today": 0,
+    "postings_written": 0,
+    "retracted": {},
+    "store": {"cells_written": 0},
+}
+
+
+def summary(stats: dict[str, Any]) -> str:
+    """The stage's progress line."""
+    if stats.get("dry_run"):
+        return "dry run: nothing written"
+    s = stats.get("store", {})
+    groups = stats.get("groups_with_duplicates_today", 0)
+    return f"{s.get('cells_written', 0)} cells written, {groups} groups"

@@ -367,3 +367,17 @@ def run(spark: SparkSession, ctx: DayContext) -> dict[str, Any]:
             _write_store(ctx, scores, links, tagvec)
     ctx.write_stats("relevance", stats)
     return stats
+
+
+# Its result on a day with nothing to judge (no document, nothing of the day in the
+# store): the runner writes it without running the stage, so no Spark job starts.
+EMPTY_DAY: dict[str, Any] | None = {"skipped": "no documents"}
+
+
+def summary(stats: dict[str, Any]) -> str:
+    """The stage's progress line."""
+    if "skipped" in stats:
+        return f"skipped: {stats['skipped']}"
+    kept = sum(t.get("relevant", 0) for t in stats.get("topics", {}).values())
+    links = sum(t.get("links", 0) for t in stats.get("topics", {}).values())
+    return f"{stats.get('pages', 0)} pages, {kept} relevant (page, topic), {links} links"

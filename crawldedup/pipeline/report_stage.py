@@ -100,3 +100,12 @@ def run(spark: SparkSession | None, ctx: DayContext) -> dict[str, Any]:
             store.put("days", {ctx.day: {"r:report": text.encode()}})
     ctx.write_stats("report", {"written": str(ctx.folder("report.json"))})
     return report
+
+
+# It runs on a day with nothing to judge too.
+EMPTY_DAY: dict[str, Any] | None = None
+
+
+def summary(stats: dict[str, Any]) -> str:
+    """The stage's progress line (the counts follow as the run's summary)."""
+    return ""

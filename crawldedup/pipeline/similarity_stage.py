@@ -261,3 +261,21 @@ def run(spark: SparkSession, ctx: DayContext) -> dict[str, Any]:
         stats["store"] = {n: a.value for n, a in counters.items()}
     ctx.write_stats("similarity", stats)
     return stats
+
+
+# Its result on a day with nothing to judge (no document, nothing of the day in the
+# store): the runner writes it without running the stage, so no Spark job starts.
+EMPTY_DAY: dict[str, Any] | None = {
+    "pairs_scored": 0,
+    "verdicts": {"unique": 0},
+    "types": {},
+    "store": {},
+}
+
+
+def summary(stats: dict[str, Any]) -> str:
+    """The stage's progress line."""
+    v = stats.get("verdicts", {})
+    dup = sum(n for r, n in v.items() if r != "unique")
+    pairs = stats.get("pairs_scored", 0)
+    return f"{pairs} pairs scored, {dup} duplicates, {v.get('unique', 0)} unique"

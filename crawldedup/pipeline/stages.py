@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from pyspark.sql import SparkSession
@@ -27,23 +27,45 @@ from crawldedup.pipeline import (
     similarity_stage,
 )
 from crawldedup.pipeline.context import DayContext
-from crawldedup.stage_registry import NAMES, deferred_stages, plan, upstream
+from crawldedup.stage_registry import NAMES, Stage, deferred_stages, plan, upstream
 from crawldedup.stage_registry import stage as registry_stage
 from crawldedup.store import open_store
 
 StageFn = Callable[[SparkSession, DayContext], dict[str, Any]]
 
-RUNNERS: dict[str, StageFn] = {
-    "fingerprint": fingerprint_stage.run,
-    "relevance": relevance_stage.run,
-    "bloom": bloom_stage.run,
-    "candidates": candidates_stage.run,
-    "similarity": similarity_stage.run,
-    "publish": publish_stage.run,
-    "commit": commit_stage.run,
-    "report": report_stage.run,
-}
-assert tuple(RUNNERS) == NAMES, "crawldedup.stage_registry lists the stages"
+
+@dataclass(frozen=True)
+class StageUnit:
+    """A stage as the runner runs it: its declaration (what it reads and writes,
+    ``crawldedup.stage_registry``), and from its module its runner, its progress line and
+    its result on a day with nothing to judge."""
+
+    declared: Stage
+    run: StageFn
+    summary: Callable[[dict[str, Any]], str]
+    empty_day: dict[str, Any] | None
+
+
+def _unit(module: Any) -> tuple[str, StageUnit]:
+    """A stage module (``<name>_stage``) bound to its declaration."""
+    name = module.__name__.rsplit(".", 1)[1].removesuffix("_stage")
+    return name, StageUnit(registry_stage(name), module.run, module.summary, module.EMPTY_DAY)
+
+
+UNITS: dict[str, StageUnit] = dict(
+    _unit(m)
+    for m in (
+        fingerprint_stage,
+        relevance_stage,
+        bloom_stage,
+        candidates_stage,
+        similarity_stage,
+        publish_stage,
+        commit_stage,
+        report_stage,
+    )
+)
+assert tuple(UNITS) == NAMES, "crawldedup.stage_registry lists the stages, in order"
 
 
 _PY_ERROR = re.compile(r"^([A-Za-z_][\w.]*(?:Error|Exception|Exists|Failed|Interrupt)): (.*)$")
@@ -75,34 +97,7 @@ def summarize(stage: str, stats: dict[str, Any]) -> str:
     """One progress line of counts for a finished stage."""
     if "failed" in stats:
         return f"failed: {stats['failed']}"
-    if stage == "fingerprint":
-        q = sum(stats.get("quarantined", {}).values())
-        return f"{stats.get('files', 0)} files, {stats.get('documents', 0)} docs, {q} quarantined"
-    if stage == "bloom":
-        f = stats.get("filters", {})
-        return ", ".join(f"{r} {v['keys']} keys" for r, v in f.items())
-    if stage == "candidates":
-        b = stats.get("bloom", {})
-        c = sum(stats.get("candidates", {}).values())
-        return f"{b.get('probes', 0)} probes, {b.get('hits', 0)} hits, {c} candidate pairs"
-    if stage == "similarity":
-        v = stats.get("verdicts", {})
-        dup = sum(n for r, n in v.items() if r != "unique")
-        pairs = stats.get("pairs_scored", 0)
-        return f"{pairs} pairs scored, {dup} duplicates, {v.get('unique', 0)} unique"
-    if stage == "relevance":
-        if "skipped" in stats:
-            return f"skipped: {stats['skipped']}"
-        kept = sum(t.get("relevant", 0) for t in stats.get("topics", {}).values())
-        links = sum(t.get("links", 0) for t in stats.get("topics", {}).values())
-        return f"{stats.get('pages', 0)} pages, {kept} relevant (page, topic), {links} links"
-    if stage == "publish":
-        if stats.get("dry_run"):
-            return "dry run: nothing written"
-        s = stats.get("store", {})
-        groups = stats.get("groups_with_duplicates_today", 0)
-        return f"{s.get('cells_written', 0)} cells written, {groups} groups"
-    return ""
+    return UNITS[stage].summary(stats)
 
 
 def preflight(ctx: DayContext, stages: tuple[str, ...]) -> None:
@@ -137,26 +132,6 @@ def stale_earlier_stages(ctx: DayContext, stages: tuple[str, ...]) -> list[str]:
     current = code_version()
     earlier = upstream(stages[0], ctx.cfg)
     return [s for s in earlier if (st := ctx.read_stats(s)) and st.get("code") != current]
-
-
-# What the stages after fingerprint report on a day with nothing to judge: they run no
-# Spark job (an empty day costs little more than Spark's own start).
-NOTHING_TO_JUDGE: dict[str, dict[str, Any]] = {
-    "relevance": {"skipped": "no documents"},
-    "bloom": {"filters": {}, "source": None},
-    "candidates": {
-        "candidates": {},
-        "bloom": {"probes": 0, "hits": 0, "false_positives": 0, "partitioned_rules": []},
-        "store": {"round_trips": 0, "rows_read": 0},
-    },
-    "similarity": {"pairs_scored": 0, "verdicts": {"unique": 0}, "types": {}, "store": {}},
-    "publish": {
-        "groups_with_duplicates_today": 0,
-        "postings_written": 0,
-        "retracted": {},
-        "store": {"cells_written": 0},
-    },
-}
 
 
 def nothing_to_judge(ctx: DayContext) -> bool:
@@ -256,14 +231,15 @@ def run_stages(
         if spark is not None:  # names the stage's Spark jobs in the UI and event log
             spark.sparkContext.setJobGroup(stage, f"crawldedup {stage} {ctx.day}")
         try:
-            if stage in NOTHING_TO_JUDGE and empty is None:
+            unit = UNITS[stage]
+            if unit.empty_day is not None and empty is None:
                 empty = nothing_to_judge(ctx)
-            if stage in NOTHING_TO_JUDGE and empty:
-                result = {**NOTHING_TO_JUDGE[stage], "seconds": 0.0, "nothing_to_judge": True}
+            if unit.empty_day is not None and empty:
+                result = {**unit.empty_day, "seconds": 0.0, "nothing_to_judge": True}
                 ctx.write_stats(stage, result)
             else:
                 # The runner opens only the work folders its stage declares.
-                result = RUNNERS[stage](spark, replace(ctx, stage=stage))  # type: ignore[arg-type]
+                result = unit.run(spark, replace(ctx, stage=stage))  # type: ignore[arg-type]
         except RerunRefused:
             raise  # a refusal, not a failure: the CLI exits 2 with its one line
         except Exception as exc:
