@@ -34,11 +34,17 @@ def verdicts(day: str, home: Path, store: str | None = None) -> dict[str, dict[s
     return {r["id"]: r for r in rows}
 
 
-def table_dump(store_url: str) -> dict[str, list[tuple[str, dict[str, bytes]]]]:
+def table_dump(store_url: str) -> dict[str, list[tuple[str, Any]]]:
     """Every row of every table but ``days`` (whose reports hold timings) and ``locks``
-    (which run held the store last: not the days' data)."""
+    (which run held the store last: not the days' data); the ``ledger`` by what it
+    records per day and table (its row keys name random writers)."""
     from crawldedup.store import open_store
     from crawldedup.store.base import TABLES
+    from crawldedup.store.day_ledger import LEDGER, recorded
 
     with open_store(store_url) as store:
-        return {t: list(store.scan(t)) for t in TABLES if t not in ("days", "locks")}
+        out: dict[str, list[tuple[str, Any]]] = {
+            t: list(store.scan(t)) for t in TABLES if t not in ("days", "locks", LEDGER)
+        }
+        out[LEDGER] = sorted((k, sorted(v)) for k, v in recorded(store).items())
+        return out

@@ -20,7 +20,7 @@ from crawldedup.config import Config
 from crawldedup.explain import ExplainError, explain
 from crawldedup.store import open_store
 from crawldedup.store.base import TABLES
-from crawldedup.store.day_ledger import CELLS, LEDGER, unpack
+from crawldedup.store.day_ledger import LEDGER, recorded
 from crawldedup.store.schema import VerdictRecord
 from crawldedup.views import day_verdicts, top_groups
 
@@ -58,11 +58,7 @@ def _tables(store: Any) -> dict[str, Any]:
         if table == "days":
             rows = {d: {c: _day_cell(c, v) for c, v in cells.items()} for d, cells in rows.items()}
         out[table] = rows
-    recorded: dict[str, set[tuple[str, str]]] = {}
-    for key, cells in store.scan(LEDGER) if LEDGER in TABLES else ():
-        day, table, _ = key.split("|", 2)
-        recorded.setdefault(f"{day}|{table}", set()).update(unpack(cells[CELLS]))
-    out[LEDGER] = recorded
+    out[LEDGER] = recorded(store)
     return out
 
 

@@ -73,6 +73,16 @@ def retract_recorded(store: Store, day: str, tables: Iterable[str] = RECORDED) -
     return deleted
 
 
+def recorded(store: Store, day: str = "") -> dict[str, set[tuple[str, str]]]:
+    """What the ledger records, by ``day|table`` (every day's when ``day`` is empty): the
+    cells, whichever batches wrote them."""
+    out: dict[str, set[tuple[str, str]]] = {}
+    for key, row in store.scan_prefix(LEDGER, ledger_prefix(day) if day else ""):
+        found_day, table, _ = key.split("|", 2)
+        out.setdefault(f"{found_day}|{table}", set()).update(unpack(row.get(CELLS, pack([]))))
+    return out
+
+
 def has_records(store: Store, day: str) -> bool:
     """Whether any run of the day recorded cells."""
     return any(True for _ in store.scan_prefix(LEDGER, ledger_prefix(day), keys_only=True))

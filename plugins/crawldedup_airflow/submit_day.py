@@ -124,9 +124,9 @@ class StageHook(SparkSubmitHook):
         return "\n".join(self._kept.lines) if self._kept else ""
 
 
-def application(jobs_dir: Path = DEFAULT_JOBS_DIR) -> str:
-    """The job every submission runs: ``jobs/day.py`` (``crawldedup stage NAME...``)."""
-    return str(jobs_dir / "day.py")
+def application(jobs_dir: Path = DEFAULT_JOBS_DIR, job: str = "day.py") -> str:
+    """The file a submission runs: ``jobs/day.py`` (``crawldedup stage NAME...``)."""
+    return str(jobs_dir / job)
 
 
 def stage_hook(
@@ -177,13 +177,14 @@ def submit_stage(
     conn_id: str = DEFAULT_CONN_ID,
     conf: Mapping[str, str] | None = None,
     driver_memory: str = DRIVER_MEMORY,
+    job: str = "day.py",
 ) -> StageRun:
-    """``hook.submit(jobs/day.py args)``, from ``cwd`` with ``env``; :class:`SubmitFailed`
-    when spark-submit fails."""
+    """``hook.submit(jobs_dir/job args)`` (``jobs/day.py``), from ``cwd`` with ``env``;
+    :class:`SubmitFailed` when spark-submit fails."""
     hook = stage_hook(name, args, py_files, conn_id=conn_id, conf=conf, driver_memory=driver_memory)
     t0 = time.perf_counter()
     try:
-        hook.submit(application(jobs_dir), cwd=str(cwd), env=dict(env))
+        hook.submit(application(jobs_dir, job), cwd=str(cwd), env=dict(env))
     except (AirflowException, OSError) as exc:
         raise SubmitFailed(name, str(exc).splitlines()[0], hook.output) from None
     return StageRun(name, round(time.perf_counter() - t0, 2), hook.output)

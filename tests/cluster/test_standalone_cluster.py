@@ -57,7 +57,8 @@ from pathlib import Path
 from crawldedup.pipeline.submit import submit_env
 from crawldedup_airflow.submit_day import submit_stage
 zip_, jobs, cwd = map(Path, sys.argv[1:4])
-print(submit_stage("probe", [], zip_, jobs_dir=jobs, cwd=cwd, env=submit_env()).output)
+print(submit_stage("probe", [], zip_, jobs_dir=jobs, cwd=cwd, env=submit_env(),
+                   job="probe.py").output)
 """
 
 
