@@ -1,7 +1,8 @@
 """A day stopped between its first publish write and its commit is marked incomplete in
 the store: readers and later days refuse it with one line, and a rerun completes it. A
 stage run on its own after a deploy fails in one line instead of mixing two versions. A
-side stage (relevance) that fails leaves the day committed and reported."""
+side stage (relevance) that fails leaves the day committed and reported. A retry of the
+same run resumes after the stages it finished."""
 
 from __future__ import annotations
 
@@ -194,3 +195,29 @@ def test_a_failed_relevance_stage_leaves_the_day_committed_and_reported(
     with open_store(tag.store) as store:
         assert published_with(store, day) is None
     assert not (tag.work / "decisions").exists()
+
+
+def test_a_retry_of_the_same_run_resumes_after_the_stages_it_finished(
+    spark: Any, tmp_path: Path
+) -> None:
+    """The DAG's dedup task passes its run's id (``--run-id``): a retry skips the stages
+    that run already finished with this code; another run starts from the first stage."""
+    from dataclasses import replace
+
+    day = "2026-11-01"
+    folder = write_day(tmp_path / "in", day, [rec("a", ARTICLE, f"{day}T01:00:00Z")])
+    cfg = Config().replace(**{"spark.shuffle_partitions": 2, "bloom.capacity_docs": 1000})
+    ctx = DayContext(day=day, home=tmp_path / "home", cfg=cfg, input_dir=folder, run_id="r1")
+    first: list[str] = []
+    run_stages(spark, ctx, ("fingerprint", "bloom"), first.append)
+    assert [line.split()[2] for line in first] == ["fingerprint", "bloom"]
+    assert ctx.read_stats("bloom")["run"] == "r1"
+    # A retry after a failure in candidates: fingerprint and bloom are done.
+    retry: list[str] = []
+    run_stages(spark, ctx, ("fingerprint", "bloom", "candidates"), retry.append)
+    assert retry[0] == f"[{day}] resuming run r1 after fingerprint, bloom", retry
+    assert [line.split()[2] for line in retry[1:]] == ["candidates"]
+    # Another run (a clear from the sensor) does the day again.
+    again: list[str] = []
+    run_stages(spark, replace(ctx, run_id="r2"), ("fingerprint", "bloom"), again.append)
+    assert [line.split()[2] for line in again] == ["fingerprint", "bloom"]
