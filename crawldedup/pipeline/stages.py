@@ -257,6 +257,6 @@ def run_stages(
             progress(f"[{ctx.day}] {i}/{len(stages)} {stage:<11} {took:6.1f}s  {line}")
     if failed_here is not None and report is not None:
         raise deferred_failure(ctx) or failed_here
-    if failed_here is not None and "report" in plan(ctx.cfg) and progress is not None:
+    if failed_here is not None and progress is not None:  # raised by a later task
         progress(f"[{ctx.day}] {failed_here} (raised after the day is reported)")
     return result if report is None else report
