@@ -18,6 +18,8 @@ from crawldedup.store import Store
 MARKER = "r:incomplete"
 # What the day was published with (crawldedup.pipeline.commit_stage), JSON.
 PUBLISHED_WITH = "r:published"
+# The day's runs record the cells they write into shared rows (crawldedup.store.day_ledger).
+LEDGER = "r:ledger"
 
 
 class IncompleteDay(RuntimeError):
@@ -66,6 +68,18 @@ def check_replacement(store: Store, day: str, documents: int, min_share: float) 
             f"(under limits.min_rerun_share = {min_share:g} of them): replacing it would "
             "delete the rest; pass --replace to do that"
         )
+
+
+def published_before_the_ledger(store: Store, day: str) -> bool:
+    """Whether the day was published by a release that did not record its shared cells
+    (a rerun then finds them by a scan, once)."""
+    row = store.get("days", [day], columns=[LEDGER, PUBLISHED_WITH, "r:report"]).get(day, {})
+    return LEDGER not in row and published_with(store, day) is not None
+
+
+def mark_ledger(store: Store, day: str) -> None:
+    """The day's shared cells are in the ledger from here on (after a rerun's retraction)."""
+    store.put("days", {day: {LEDGER: b"1"}})
 
 
 def mark_incomplete(store: Store, day: str) -> None:

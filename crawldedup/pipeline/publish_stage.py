@@ -18,7 +18,12 @@ from pyspark.sql import functions as F
 from pyspark.sql.types import StringType, StructField, StructType
 
 from crawldedup.core.grouping import groups
-from crawldedup.day_state import check_replacement, mark_incomplete, published_with
+from crawldedup.day_state import (
+    check_replacement,
+    mark_incomplete,
+    mark_ledger,
+    published_before_the_ledger,
+)
 from crawldedup.pipeline.bloom_blocks import add_day_keys
 from crawldedup.pipeline.components import connected_components
 from crawldedup.pipeline.context import DayContext, timed
@@ -39,9 +44,6 @@ from crawldedup.store.schema import (
     posting_value,
     verdict_row_key,
 )
-
-# On a day's row of ``days``: its runs record their shared cells in the ledger.
-LEDGER_CELL = "r:ledger"
 
 GROUPS = StructType(
     [StructField("id", StringType(), False), StructField("group", StringType(), False)]
@@ -315,11 +317,9 @@ def run(spark: SparkSession, ctx: DayContext) -> dict[str, Any]:
             if not ctx.replace:
                 documents = int(ctx.read_stats("fingerprint").get("documents", 0))
                 check_replacement(store, day, documents, cfg.limits.min_rerun_share)
-            # A day published before the ledger existed: its shared cells are found by a
-            # scan, once (LEDGER_CELL is written after the retraction).
-            unrecorded = published_with(store, day) is not None and not store.get(
-                "days", [day], columns=[LEDGER_CELL]
-            )
+            # Marked with the ledger only after the retraction: a retraction cut short
+            # scans again.
+            unrecorded = published_before_the_ledger(store, day)
             mark_incomplete(store, day)  # removed by the commit stage, last
         rules = enabled(cfg.cascade.rules)
         lookups = read_work(spark, ctx.path("lookups"))
@@ -336,7 +336,7 @@ def run(spark: SparkSession, ctx: DayContext) -> dict[str, Any]:
             relevance_runs=relevance_enabled(cfg),
         )
         with open_store(store_url) as store:
-            store.put("days", {day: {LEDGER_CELL: b"1"}})
+            mark_ledger(store, day)
         if cfg.bloom.source == "blocks":
             # Before the postings: a block may hold keys the index lacks, never the reverse.
             stats["bloom_keys_added"] = add_day_keys(ctx, postings)

@@ -129,3 +129,28 @@ def test_a_rerun_with_other_parameters_equals_a_fresh_run(
         again = published_state(rerun_url, tmp_path / "rerun", list(SAMPLE_DAYS), Config())
         assert any("[verdicts]" in d for d in differences(again, fresh))
         assert unique_lines_with_duplicate_fields(rerun_url, DAY2)
+
+
+def test_a_day_published_before_the_ledger_loses_its_line_counts_on_a_rerun(
+    spark: Any, sample_crawl: Path, tmp_path: Path
+) -> None:
+    """A store written before the ledger existed has no record of a day's shared cells:
+    the day's first rerun finds them by a scan (store/day_ledger.retract_unrecorded)."""
+    from crawldedup.day_state import LEDGER as LEDGER_MARK
+    from crawldedup.store.day_ledger import LEDGER, recorded
+
+    url = f"sqlite:///{tmp_path / 'store.db'}"
+    day1 = contexts(tmp_path, sample_crawl, url, {})[0]
+    run_stages(spark, day1)
+    with open_store(url) as store:
+        # What the older release left: no ledger, no mark, the old *|line layout.
+        store.delete(LEDGER, [k for k, _ in store.scan(LEDGER, keys_only=True)])
+        store.delete("days", [DAY1], columns=[LEDGER_MARK])
+        store.put("host_lines", {"*|old": {"d:@old.example": DAY1.encode()}})
+        assert any(f"d:{DAY1}" in cells for _, cells in store.scan("host_lines"))
+    rerun = contexts(tmp_path, sample_crawl, url, {"boilerplate.enabled": False})[0]
+    run_stages(spark, rerun)
+    with open_store(url) as store:
+        left = [(row, c) for row, cells in store.scan("host_lines") for c in cells]
+        assert left == [], left[:5]  # a fresh run without boilerplate writes none
+        assert not recorded(store)
