@@ -74,7 +74,7 @@ def published_before_the_ledger(store: Store, day: str) -> bool:
     """Whether the day was published by a release that did not record its shared cells
     (a rerun then finds them by a scan, once)."""
     row = store.get("days", [day], columns=[LEDGER, PUBLISHED_WITH, "r:report"]).get(day, {})
-    return LEDGER not in row and published_with(store, day) is not None
+    return LEDGER not in row and (PUBLISHED_WITH in row or "r:report" in row)
 
 
 def mark_ledger(store: Store, day: str) -> None:

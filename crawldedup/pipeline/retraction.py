@@ -71,8 +71,12 @@ def _previous_postings(
                     yield doc_id, old_group, rule, k
 
 
-def _delete_postings(store: Store, batch: list[Row], lows: list[str]) -> Iterator[tuple[str, int]]:
-    """Delete the postings of ``batch`` (id, rule, key); yield their (rule, key range)."""
+def _delete_postings(
+    store: Store, batch: list[Row], lows: list[str], deleted: Any
+) -> Iterator[tuple[str, int]]:
+    """Delete the postings of ``batch`` (id, rule, key), counted in the accumulator
+    ``deleted``; yield their (rule, key range)."""
+    deleted.add(len(batch))
     by_cell: dict[tuple[str, str], list[str]] = {}
     for r in batch:
         by_cell.setdefault((Rule(r["rule"]).table, r["id"]), []).append(r["key"])
@@ -150,16 +154,17 @@ def retract_previous_run(
         .select("id", "rule", "key")
         .join(postings.select("id", "rule", "key"), ["id", "rule", "key"], "left_anti")
     )
+    deleted = spark.sparkContext.accumulator(0)
     ranges = (
         gone.rdd.mapPartitions(
             lambda it: store_batches(
-                it, store_url, batch, lambda s, b: _delete_postings(s, b, lows)
+                it, store_url, batch, lambda s, b: _delete_postings(s, b, lows, deleted)
             )
         )
         .distinct()
         .collect()
     )
-    counts["retracted_postings"] = gone.count()
+    counts["retracted_postings"] = int(deleted.value)
     blocks = sorted({block_row(rule, i) for rule, i in ranges})
     # 2 and 3. group cells; rows of the documents this run no longer has.
     current = docs.select("id", F.lit(False).alias("stale"))
