@@ -31,9 +31,10 @@ class Data:
     """Something a stage writes and a later one reads."""
 
     name: str
-    where: Literal["input", "work", "store"]
+    where: Literal["input", "work", "home", "store"]
     """``input``: the day's crawl folder; ``work``: a folder under ``HOME/work/dt=D/``;
-    ``store``: rows of the store (SQLite or HBase)."""
+    ``home``: a file for people under ``HOME``; ``store``: rows of the store (SQLite or
+    HBase)."""
 
     def __str__(self) -> str:
         return self.name
@@ -54,6 +55,7 @@ LOOKUPS = Data("lookups", "work")
 CANDIDATES = Data("candidates", "work")
 DECISIONS = Data("decisions", "work")
 REPORT = Data("report.json", "work")
+REPORT_PAGE = Data("reports/dt=D/index.html", "home")
 # The day in the store: published (marked incomplete while it is written), then committed.
 RELEVANCE_ROWS = Data("rel_scores, rel_links", "store")
 PUBLISHED = Data("day's verdicts, groups, documents and postings", "store")
@@ -195,11 +197,12 @@ STAGES: tuple[Stage, ...] = (
             COMMITTED,
             *(_stats(s) for s in ("fingerprint", "bloom", "candidates", "similarity", "publish")),
         ),
-        writes=(REPORT, _stats("report")),
+        writes=(REPORT, REPORT_PAGE, _stats("report")),
         enabled=_always,
         doc="Sums the stages' counts into the day's report (`work/dt=D/report.json` and "
-        "the store's `days` row), with the parameters the day was committed with; no Spark "
-        "needed.",
+        "the store's `days` row), with the parameters the day was committed with, and "
+        "writes the day's HTML page (`reports/dt=D/index.html` under home; not in a dry "
+        "run); no Spark needed.",
     ),
 )
 

@@ -10,6 +10,7 @@ from pyspark.sql import SparkSession
 from crawldedup.day_state import published_with
 from crawldedup.pipeline.commit_stage import run_parameters
 from crawldedup.pipeline.context import DayContext
+from crawldedup.reporting import write_report
 from crawldedup.stage_registry import stage
 from crawldedup.store import open_store
 
@@ -95,10 +96,14 @@ def run(spark: SparkSession | None, ctx: DayContext) -> dict[str, Any]:
     text = json.dumps(report, indent=2, sort_keys=True)
     ctx.work.mkdir(parents=True, exist_ok=True)
     ctx.folder("report.json").write_text(text)
+    written = {"written": str(ctx.folder("report.json"))}
     if not ctx.dry_run:
         with open_store(ctx.store) as store:
             store.put("days", {ctx.day: {"r:report": text.encode()}})
-    ctx.write_stats("report", {"written": str(ctx.folder("report.json"))})
+        # The page people read (crawldedup report --html writes it again): on every road.
+        page = write_report(ctx.store, ctx.home, ctx.day, ctx.quarantine_dir)
+        written["html"] = str(page)
+    ctx.write_stats("report", written)
     return report
 
 

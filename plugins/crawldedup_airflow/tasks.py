@@ -6,6 +6,7 @@ application did, per stage."""
 from __future__ import annotations
 
 import logging
+import shlex
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -119,31 +120,28 @@ def report_and_gate(context: Context, sensor_task_id: str = "wait_for_crawl") ->
         " [dry run: nothing written]" if ctx.dry_run else "",
     )
 
-    if not ctx.dry_run:
-        # The day's HTML page (crawldedup report --html), for people; its path and the
-        # command that writes it again end the log.
-        from crawldedup.reporting import write_report
-
-        page = write_report(ctx.store, ctx.home, ctx.day, ctx.quarantine_dir)
-        ti.xcom_push(key="report_html", value=str(page))
-        # A plain path (the UI shows no link; a file:// URL is one more thing to strip), and
-        # the command that writes it again from the repository (the quickstart's home is
-        # not the CLI's default one); --store only when the store is not home's own.
-        import shlex
-
-        from crawldedup_airflow.stores import embedded_store_url
-
-        again = ["crawldedup", "report", "--date", ctx.day, "--html", "--home", str(ctx.home)]
-        if ctx.store != embedded_store_url(ctx.home):
-            again += ["--store", ctx.store]
+    page = ctx.read_stats("report").get("html")
+    if page:  # the day's HTML page (the report stage wrote it; not in a dry run)
+        ti.xcom_push(key="report_html", value=page)
         log.info("HTML report: %s", page)
-        log.info("to write it again: %s", shlex.join(again))
+        log.info("to write it again: %s", shlex.join(_report_command(ctx)))
     failures = report["gate_failures"]  # the runner's gate: the CLI's exit 3
     if failures:
         message = "data-quality gate failed: " + "; ".join(failures)
         log.error(message)
         raise AirflowFailException(message)
     return counts
+
+
+def _report_command(ctx: DayContext) -> list[str]:
+    """The command that writes the day's page again from the repository (the quickstart's
+    home is not the CLI's default one); --store only when the store is not home's own."""
+    from crawldedup_airflow.stores import embedded_store_url
+
+    again = ["crawldedup", "report", "--date", ctx.day, "--html", "--home", str(ctx.home)]
+    if ctx.store != embedded_store_url(ctx.home):
+        again += ["--store", ctx.store]
+    return again
 
 
 def relevance_outcome(context: Context, sensor_task_id: str = "wait_for_crawl") -> dict[str, Any]:
