@@ -90,10 +90,10 @@ from crawldedup.config import Config  # noqa: E402
 from crawldedup.store import open_store  # noqa: E402
 
 CPU_FIELDS = ("wall", "cpu", "cpu_wait4", "cpu_unreaped", "cpu_child_only", "cpu_sampled")
-TOOLS = ("crawldedup", "crawldedup-conf", "crawldedup-through", "datasketch", "fast", "mllib")
-# crawldedup-conf: crawldedup under the Spark configuration of scripts/spark_conf.sh;
+TOOLS = ("crawldedup", "crawldedup-jvm", "crawldedup-through", "datasketch", "fast", "mllib")
+# crawldedup: as installed, so under the Spark configuration it ships (C1 only);
+# crawldedup-jvm: under an empty SPARK_CONF_DIR (the JVM's own defaults, C2 and G1);
 # crawldedup-through: one `crawldedup run --through LAST` for all the days (one session).
-SPARK_CONF_SCRIPT = HERE.parent / "scripts" / "spark_conf.sh"
 PEER_SCRIPT = {
     "datasketch": "datasketch_script.py",
     "fast": "fast_script.py",
@@ -348,12 +348,12 @@ def run_crawldedup(
     env = store_env(work, name, store)
     if store:
         note += f", store {store}…, HBase daemons' CPU included"
-    if name == "crawldedup-conf":
-        conf = work / "spark-conf"
+    if name == "crawldedup-jvm":
+        conf = work / "spark-conf-empty"
         shutil.rmtree(conf, ignore_errors=True)
-        cli([str(SPARK_CONF_SCRIPT), str(conf)])
+        conf.mkdir(parents=True)
         env = {**(env or os.environ), "SPARK_CONF_DIR": str(conf)}
-        note += ", SPARK_CONF_DIR from scripts/spark_conf.sh"
+        note += ", an empty SPARK_CONF_DIR (the JVM's defaults)"
     if index:
         secs = preload_index(exe, home, days[0], index, env)
         note += f", on an index of {index:,} filler documents (loaded untimed in {secs:.0f} s)"

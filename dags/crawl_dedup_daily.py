@@ -89,9 +89,15 @@ class DedupApplication(SparkSubmitOperator):
     each stage's seconds and counts."""
 
     def execute(self, context: Any) -> dict[str, Any]:  # type: ignore[override]
+        from crawldedup.pipeline.spark import default_conf_dir
         from crawldedup_airflow.tasks import dedup_results
 
         log_crawl_day(context, self.log)
+        # The worker's Spark configuration, else the one crawldedup ships for short
+        # drivers (read by spark-submit's launcher, so given in its environment).
+        shipped = default_conf_dir()
+        if shipped is not None:
+            self.env_vars = {**(self.env_vars or {}), "SPARK_CONF_DIR": shipped}
         super().execute(context)
         return dedup_results(context, sensor_task_id=SENSOR_TASK_ID)
 

@@ -97,13 +97,6 @@ export CRAWLDEDUP_SCHEDULED_RUNS="${CRAWLDEDUP_SCHEDULED_RUNS:-false}"
 # The DAG's param defaults: the sample crawl and a home of its own.
 export CRAWLDEDUP_INPUT_ROOT="$AIRFLOW_HOME/crawl"
 export CRAWLDEDUP_HOME="$AIRFLOW_HOME/crawldedup"
-# The Spark stages' spark-submit reads Spark's configuration from SPARK_CONF_DIR: unless
-# the environment names one, the recipe for short daily drivers
-# (docs/operations.md#spark-settings-for-daily-batches).
-if [[ -z "${SPARK_CONF_DIR:-}" ]]; then
-  "$ROOT/scripts/spark_conf.sh" "$AIRFLOW_HOME/spark-conf" >/dev/null
-  export SPARK_CONF_DIR="$AIRFLOW_HOME/spark-conf"
-fi
 # Where the DAG's path params may point (input_root, home, topics_library, config): those
 # two folders and the repo's config/ (config/topics.example.yaml, example configs).
 export CRAWLDEDUP_ALLOWED_ROOTS="${CRAWLDEDUP_ALLOWED_ROOTS:-$CRAWLDEDUP_INPUT_ROOT:$CRAWLDEDUP_HOME:$ROOT/config}"

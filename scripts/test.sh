@@ -26,11 +26,10 @@ fi
 "$VENV/bin/ruff" check .
 "$VENV/bin/mypy"
 # Every driver JVM the tests start (the session fixture, the CLI's subprocesses, the DAG's
-# spark-submit tasks) runs under the deployment recipe for short daily drivers
-# (docs/operations.md#spark-settings-for-daily-batches), whatever the caller's
-# SPARK_CONF_DIR; tests/integration/test_spark_conf_recipe.py checks the recipe itself.
-"$ROOT/scripts/spark_conf.sh" "$ROOT/.crawldedup/spark-conf" >/dev/null
-export SPARK_CONF_DIR="$ROOT/.crawldedup/spark-conf"
+# spark-submit tasks) runs under the Spark configuration crawldedup ships for short
+# drivers (crawldedup/pipeline/spark-conf/), whatever the caller's SPARK_CONF_DIR:
+# tests/integration/test_spark_conf_recipe.py checks that it reaches the driver.
+unset SPARK_CONF_DIR
 # tests/cluster start a Spark standalone cluster (scripts/spark_cluster.sh) from their
 # fixture and stop it; should pytest be killed, the trap stops one this run started.
 if ! "$ROOT/scripts/spark_cluster.sh" status >/dev/null 2>&1; then

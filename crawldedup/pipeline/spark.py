@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 
 from pyspark.sql import SparkSession
@@ -11,8 +12,34 @@ from pyspark.sql import SparkSession
 from crawldedup.config import Config
 
 _LOG4J = Path(__file__).with_name("log4j2.properties")
+# The Spark configuration crawldedup ships for its short-lived drivers (C1 only, the
+# parallel collector): used where the user has none (default_conf_dir).
+SHIPPED_CONF_DIR = Path(__file__).with_name("spark-conf")
 # The variable Spark's SQL Python runners set for their workers (see build_session).
 SHARED_WORKER_ENV = "SPARK_SIMPLIFIED_TRACEBACK"
+
+
+def default_conf_dir(environ: Mapping[str, str] | None = None) -> str | None:
+    """The ``SPARK_CONF_DIR`` for a driver crawldedup starts: None when the environment
+    names one or Spark's own ``conf/`` holds a ``spark-defaults.conf`` (the deployment's
+    configuration wins); else the folder crawldedup ships (``spark-conf/``)."""
+    env = os.environ if environ is None else environ
+    if env.get("SPARK_CONF_DIR"):
+        return None
+    spark_home = env.get("SPARK_HOME") or _pyspark_home()
+    if spark_home and (Path(spark_home) / "conf" / "spark-defaults.conf").is_file():
+        return None
+    return str(SHIPPED_CONF_DIR) if SHIPPED_CONF_DIR.is_dir() else None
+
+
+def _pyspark_home() -> str | None:
+    """Where pyspark's launcher looks for ``conf/`` when SPARK_HOME is unset."""
+    from pyspark.find_spark_home import _find_spark_home
+
+    try:
+        return str(_find_spark_home())
+    except SystemExit:  # it exits when it finds none
+        return None
 
 
 def build_session(
@@ -61,6 +88,10 @@ def build_session(
         # spark-submit as --conf, so the driver's options take effect here.
         if java_opts:
             builder = builder.config("spark.driver.extraJavaOptions", java_opts)
+        # Read by the launcher that starts the JVM: set before, in this process's env.
+        shipped = default_conf_dir()
+        if shipped is not None:
+            os.environ["SPARK_CONF_DIR"] = shipped
         builder = builder.master(master).config("spark.driver.memory", cfg.spark.driver_memory)
     spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")

@@ -1,5 +1,7 @@
-"""scripts/spark_conf.sh: the Spark configuration it writes reaches the driver JVM of a
-crawldedup session, beside crawldedup's own JVM option, and it leaves a foreign file alone."""
+"""The Spark configuration crawldedup ships for short drivers reaches the driver JVM of a
+crawldedup session when the user has none, beside crawldedup's own JVM option; a user's
+SPARK_CONF_DIR replaces it; scripts/spark_conf.sh writes a copy of it and leaves a foreign
+file alone."""
 
 from __future__ import annotations
 
@@ -21,6 +23,27 @@ bean = spark.sparkContext._jvm.java.lang.management.ManagementFactory.getRuntime
 print("\\n".join(str(a) for a in bean.getInputArguments()))
 spark.stop()
 """
+
+
+def _driver_args(env: dict[str, str]) -> list[str]:
+    return subprocess.run(
+        [sys.executable, "-c", _JVM_ARGS], env=env, capture_output=True, text=True, check=True
+    ).stdout.splitlines()
+
+
+def test_without_a_conf_dir_the_shipped_settings_reach_the_driver() -> None:
+    env = {k: v for k, v in os.environ.items() if k not in ("SPARK_CONF_DIR", "SPARK_HOME")}
+    out = _driver_args(env)
+    assert "-XX:TieredStopAtLevel=1" in out
+    assert "-XX:+UseParallelGC" in out
+    assert any(a.startswith("-Dlog4j2.configurationFile=") for a in out)
+
+
+def test_a_users_conf_dir_replaces_the_shipped_settings(tmp_path: Path) -> None:
+    (tmp_path / "spark-defaults.conf").write_text("spark.driver.defaultJavaOptions -Dmine=1\n")
+    out = _driver_args({**os.environ, "SPARK_CONF_DIR": str(tmp_path)})
+    assert "-Dmine=1" in out
+    assert "-XX:TieredStopAtLevel=1" not in out
 
 
 def test_the_recipe_reaches_the_driver_beside_crawldedups_own_option(tmp_path: Path) -> None:
