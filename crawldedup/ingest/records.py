@@ -224,7 +224,18 @@ def _str_field(data: dict[str, Any], name: str) -> str | None:
 
 
 def prepare(rec: RawRecord, cfg: Config, day: str) -> dict[str, Any] | Quarantined:
-    """A document row for the Spark DataFrame, or the reason it is quarantined."""
+    """A document row with its fingerprints, or the reason it is quarantined (one record
+    on its own: ``explain``; the fingerprint stage fingerprints once its host's
+    boilerplate is known, see ``read_record``)."""
+    out = read_record(rec, cfg, day)
+    if isinstance(out, Quarantined):
+        return out
+    return {**out, **fingerprint_fields(out["title"], out["text"], cfg)}
+
+
+def read_record(rec: RawRecord, cfg: Config, day: str) -> dict[str, Any] | Quarantined:
+    """A document row without its fingerprints (its text, host and line keys, for the
+    boilerplate pass), or the reason it is quarantined."""
     if rec.error is not None or rec.data is None:
         return Quarantined(rec.source, rec.position, rec.error or "bad_json", rec.detail, rec.raw)
     data = rec.data
@@ -282,7 +293,6 @@ def prepare(rec: RawRecord, cfg: Config, day: str) -> dict[str, Any] | Quarantin
         "day": day,
         "source": rec.source,
         "position": rec.position,
-        **fingerprint_fields(title, content, cfg),
         "raw_md5": raw_md5,
         "has_fetched_at": fetched is not None,
         "boilerplate_only": False,

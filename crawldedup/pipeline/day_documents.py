@@ -3,16 +3,17 @@
 The parse (``day_input``) wrote each input file's documents, wide columns and all, to
 ``parsed/part-NNNNN.parquet``. Once the day-wide steps are known (the repeated ids, the
 hosts' boilerplate lines), one Python task per part drops the part's repeated ids,
-fingerprints again the pages that hold their host's boilerplate
-(``site_boilerplate.refingerprint``) and writes ``docs/part-NNNNN.parquet`` with the
+fingerprints every page once, those that hold their host's boilerplate without it
+(``site_boilerplate.fingerprint_pages``), and writes ``docs/part-NNNNN.parquet`` with the
 schema Spark reads back: the pages' texts never travel through the JVM.
 """
 
 from __future__ import annotations
 
 import shutil
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -24,7 +25,8 @@ from pyspark.sql.types import StructType
 from crawldedup.config import Config
 from crawldedup.pipeline import schemas
 from crawldedup.pipeline.day_input import BATCH_ROWS, PARSED, PartWriter, part_file
-from crawldedup.pipeline.site_boilerplate import refingerprint
+from crawldedup.pipeline.duplicate_ids import with_raw
+from crawldedup.pipeline.site_boilerplate import fingerprint_pages
 from crawldedup.pipeline.work_files import SPARK_SCHEMA_KEY
 
 # work/docs: every column of schemas.DOCS but the raw record, as the parse typed them.
@@ -55,18 +57,25 @@ def write_part(
     repeats_dir: str | None,
     boiler: dict[str, frozenset[str]],
     cfg: Config,
-) -> None:
-    """docs/part-``index`` from parsed/part-``index`` (the input file ``source``)."""
+) -> list[dict[str, Any]]:
+    """docs/part-``index`` from parsed/part-``index`` (the input file ``source``); returns
+    the quarantine rows (with their raw records) of the pages that could not be
+    fingerprinted."""
     table = pq.read_table(part_file(parsed_dir, index))
     table = _first_records(table, _repeated_positions(repeats_dir, source))
-    batches: Iterable[pa.RecordBatch] = table.to_batches(max_chunksize=BATCH_ROWS)
-    if boiler:
-        batches = refingerprint(iter(batches), boiler, cfg)
+    failed: list[dict[str, Any]] = []
+    batches = fingerprint_pages(
+        iter(table.to_batches(max_chunksize=BATCH_ROWS)), boiler, cfg, failed
+    )
     out = PartWriter(part_file(docs_dir, index), _DOC_ARROW)
     for b in batches:
         columns = [b.column(n) for n in DOC_SCHEMA.names]
         out.write(pa.RecordBatch.from_arrays(columns, schema=_DOC_ARROW))
     out.close()
+    if not failed:
+        return []
+    found = pa.RecordBatch.from_pylist(failed, schema=to_arrow_schema(schemas.QUARANTINE))
+    return [r for b in with_raw([found], cfg.limits.max_record_bytes) for r in b.to_pylist()]
 
 
 def write_documents(
@@ -78,9 +87,10 @@ def write_documents(
     repeats: DataFrame | None,
     repeats_dir: str,
     boiler: dict[str, frozenset[str]],
-) -> None:
+) -> list[dict[str, Any]]:
     """work/docs of the day: one part per input file, written by its own task.
-    ``repeats``: (source, position) of the repeated ids, or None."""
+    ``repeats``: (source, position) of the repeated ids, or None. Returns the quarantine
+    rows of the pages that could not be fingerprinted (none, but for a bug)."""
     shutil.rmtree(docs_dir, ignore_errors=True)
     Path(docs_dir).mkdir(parents=True)
     shutil.rmtree(repeats_dir, ignore_errors=True)
@@ -91,10 +101,11 @@ def write_documents(
     sc = spark.sparkContext
     shared = sc.broadcast(boiler)
 
-    def parts(pairs: Iterable[tuple[int, str]]) -> None:
+    def parts(pairs: Iterable[tuple[int, str]]) -> Iterator[dict[str, Any]]:
         for i, source in pairs:
-            write_part(i, source, parsed_dir, docs_dir, found, shared.value, cfg)
+            yield from write_part(i, source, parsed_dir, docs_dir, found, shared.value, cfg)
 
     # Each task gets its own (index, file): the list of files is not in the closure.
-    sc.parallelize(list(enumerate(files)), len(files)).foreachPartition(parts)
+    failed = sc.parallelize(list(enumerate(files)), len(files)).mapPartitions(parts).collect()
     shared.unpersist()
+    return failed

@@ -33,7 +33,7 @@ from crawldedup.ingest.readers import (
     is_environment_error,
     read_file,
 )
-from crawldedup.ingest.records import Quarantined, prepare
+from crawldedup.ingest.records import Quarantined, read_record
 from crawldedup.pipeline import schemas
 from crawldedup.pipeline.duplicate_ids import Repeats, split_duplicate_ids
 
@@ -66,7 +66,7 @@ RAW_KEY = "_raw"  # a document row's raw record, in Python only
 def _prepare_one(rec: RawRecord, cfg: Config, day: str) -> dict[str, Any]:
     """One parsed row; a record whose preparation raises is quarantined as ``bad_record``."""
     try:
-        out = prepare(rec, cfg, day)
+        out = read_record(rec, cfg, day)
     except Exception as exc:
         if is_environment_error(exc):
             raise
@@ -214,6 +214,11 @@ class DayParse:
     @property
     def records_in(self) -> int:
         return self.documents + sum(self.quarantined_by_reason.values())
+
+    def add_quarantined(self, reason: str, n: int) -> None:
+        """``n`` documents of the day quarantined after the parse (for ``reason``)."""
+        self.documents -= n
+        self.quarantined_by_reason[reason] = self.quarantined_by_reason.get(reason, 0) + n
 
     def release(self) -> None:
         """Drop the cached parse and repeats, once both outputs are written."""

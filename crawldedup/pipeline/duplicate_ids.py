@@ -21,7 +21,7 @@ from crawldedup.pipeline import schemas
 BROADCAST_DUPLICATES = 1_000_000
 
 
-def _with_raw(batches: Iterable[pa.RecordBatch], max_record_bytes: int) -> Iterator[pa.RecordBatch]:
+def with_raw(batches: Iterable[pa.RecordBatch], max_record_bytes: int) -> Iterator[pa.RecordBatch]:
     """Quarantine rows of repeated ids with the raw record read again from its file
     (``source`` at ``position``): the parse keeps no document's raw text."""
     schema = to_arrow_schema(schemas.QUARANTINE)
@@ -62,7 +62,7 @@ def split_duplicate_ids(
     Only (id, source, position) are shuffled to rank the records of an id; the
     repeats found (normally few) are cached, counted in the same job, then broadcast to
     split the wide rows, and their raw records are read again from their files
-    (``_with_raw``). The caller unpersists ``Repeats.rows`` once both outputs are written.
+    (``with_raw``). The caller unpersists ``Repeats.rows`` once both outputs are written.
     """
     w = Window.partitionBy("id").orderBy("source", "position")
     found = (
@@ -90,5 +90,5 @@ def split_duplicate_ids(
         ),
         F.lit(None).cast("string").alias("raw"),
     )
-    again = again.mapInArrow(lambda it: _with_raw(it, max_record_bytes), schemas.QUARANTINE)
+    again = again.mapInArrow(lambda it: with_raw(it, max_record_bytes), schemas.QUARANTINE)
     return first, quarantined.unionByName(again), Repeats(found, n, missing)

@@ -45,10 +45,15 @@ def _fingerprint_files(spark: SparkSession, ctx: DayContext, files: list[str]) -
     if ctx.cfg.boilerplate.enabled:
         boiler, stats["boilerplate"] = learn_boilerplate(spark, ctx, day.docs)
     repeats = day.repeats.rows if day.repeats.count else None
-    write_documents(
+    unprintable = write_documents(
         spark, ctx.cfg, files, parsed_dir, ctx.path("docs"), repeats, ctx.path("repeats"), boiler
     )
-    write_quarantine(day.quarantined, ctx.quarantine_dir)
+    quarantined = day.quarantined
+    if unprintable:  # pages whose fingerprinting raised (a bug): quarantined, not lost
+        late = spark.createDataFrame(unprintable, schemas.QUARANTINE)
+        quarantined = quarantined.unionByName(late)
+        day.add_quarantined("bad_record", len(unprintable))
+    write_quarantine(quarantined, ctx.quarantine_dir)
     day.release()
     # The parse's part files hold every page's text: gone once work/docs is written.
     shutil.rmtree(parsed_dir, ignore_errors=True)

@@ -20,6 +20,7 @@ from pyspark.sql.pandas.types import from_arrow_schema
 
 from crawldedup.config import Config
 from crawldedup.core.boilerplate import SHAPE_PREFIX, is_boilerplate_only, strip_boilerplate
+from crawldedup.ingest.readers import describe, is_environment_error
 from crawldedup.ingest.records import fingerprint_fields
 from crawldedup.pipeline.context import DayContext
 from crawldedup.pipeline.store_batches import store_batches, tuple_batches
@@ -107,47 +108,63 @@ BOILERPLATE_ONLY_KEYS: dict[str, Any] = {
 }
 
 
-def refingerprint(
-    batches: Iterator[pa.RecordBatch], boiler: dict[str, frozenset[str]], cfg: Config
-) -> Iterator[pa.RecordBatch]:
-    """Every document, those holding a boilerplate line of their host fingerprinted
-    again without their host's boilerplate lines; the others pass through as Arrow.
+def page_text(text: str, host: str | None, boiler: dict[str, frozenset[str]], cfg: Config) -> str:
+    """The text a page is fingerprinted on: without its host's boilerplate lines when it
+    holds any ("" when nothing of its own is left), else the whole text."""
+    mine = boiler.get(host or "")
+    if not mine:
+        return text
+    cleaned = strip_boilerplate(text, mine, cfg.boilerplate.min_line_chars)
+    return text if cleaned is None else cleaned
 
-    A page that is nothing but boilerplate keeps only its exact key (the md5 of its
-    whole text): its head, tail, title, SimHash and LSH keys would be the site's, and
-    would match every other page of the site."""
-    bp = cfg.boilerplate
+
+def fingerprint_pages(
+    batches: Iterator[pa.RecordBatch],
+    boiler: dict[str, frozenset[str]],
+    cfg: Config,
+    failed: list[dict[str, Any]],
+) -> Iterator[pa.RecordBatch]:
+    """Every document fingerprinted once, those holding a boilerplate line of their host
+    without their host's boilerplate lines (the parse only extracts the text and its
+    line keys).
+
+    A page that is nothing but boilerplate is fingerprinted on its whole text but keeps
+    only its exact key (the md5 of its whole text) and its sketch: its head, tail, title,
+    SimHash and LSH keys would be the site's, and would match every other page of the
+    site. A page whose fingerprinting raises is left out and appended to ``failed`` as a
+    ``bad_record`` quarantine row (without its raw record, which the caller reads again).
+    """
     for batch in batches:
-        hosts = batch.column("host").to_pylist()
-        keys = batch.column("line_keys").to_pylist()
-        touched = [
-            i
-            for i, (host, lines) in enumerate(zip(hosts, keys, strict=True))
-            if lines and (mine := boiler.get(host or "")) and not mine.isdisjoint(lines)
-        ]
-        if not touched:
-            yield batch
-            continue
-        rows = batch.take(pa.array(touched, pa.int64())).to_pylist()
-        for row in rows:
-            cleaned = strip_boilerplate(row["text"], boiler[row["host"] or ""], bp.min_line_chars)
-            if is_boilerplate_only(cleaned):
-                row.update(BOILERPLATE_ONLY_KEYS)
-            elif cleaned is not None:
-                row.update(fingerprint_fields(row["title"], cleaned, cfg))
-        keep = [True] * batch.num_rows
-        for i in touched:
-            keep[i] = False
-        untouched = batch.filter(pa.array(keep))
-        if untouched.num_rows:
-            yield untouched
+        rows: list[dict[str, Any]] = []
+        for row in batch.to_pylist():
+            try:
+                text = page_text(row["text"], row["host"], boiler, cfg)
+                if is_boilerplate_only(text):
+                    row.update(fingerprint_fields(row["title"], row["text"], cfg))
+                    row.update(BOILERPLATE_ONLY_KEYS)
+                else:
+                    row.update(fingerprint_fields(row["title"], text, cfg))
+            except Exception as exc:
+                if is_environment_error(exc):
+                    raise
+                failed.append(
+                    {
+                        "source": row["source"],
+                        "position": row["position"],
+                        "reason": "bad_record",
+                        "detail": describe(exc),
+                        "raw": None,
+                    }
+                )
+                continue
+            rows.append(row)
         yield pa.RecordBatch.from_pylist(rows, schema=batch.schema)
 
 
 def learn_boilerplate(
     spark: SparkSession, ctx: DayContext, docs: DataFrame
 ) -> tuple[dict[str, frozenset[str]], dict[str, Any]]:
-    """Each host's boilerplate lines (for :func:`refingerprint`), and their counts.
+    """Each host's boilerplate lines (for :func:`fingerprint_pages`), and their counts.
 
     ``docs``: the day's documents' ``host`` and ``line_keys``.
 
