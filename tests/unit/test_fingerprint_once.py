@@ -9,12 +9,14 @@ from typing import Any
 
 import pyarrow as pa
 import pytest
+from pyspark.sql.pandas.types import to_arrow_schema
 
 from crawldedup.config import Config
 from crawldedup.core.boilerplate import page_line_keys, strip_boilerplate
 from crawldedup.ingest.readers import RawRecord
 from crawldedup.ingest.records import fingerprint_fields, prepare, read_record
 from crawldedup.pipeline import site_boilerplate
+from crawldedup.pipeline.day_input import PARSED, WIDE_COLUMNS
 from crawldedup.pipeline.site_boilerplate import BOILERPLATE_ONLY_KEYS, fingerprint_pages
 
 DAY = "2026-11-02"
@@ -29,9 +31,12 @@ def _record(i: int, content: str) -> RawRecord:
 
 
 def _parsed(records: list[RawRecord], cfg: Config) -> pa.RecordBatch:
+    """The records as the parse writes them (parsed/part-N: fingerprint columns null)."""
     rows = [read_record(r, cfg, DAY) for r in records]
     assert all(isinstance(r, dict) for r in rows)
-    return pa.RecordBatch.from_pylist(rows)  # type: ignore[arg-type]
+    parsed = to_arrow_schema(PARSED)
+    wide = pa.schema([parsed.field(n) for n in WIDE_COLUMNS])
+    return pa.RecordBatch.from_pylist(rows, schema=wide)  # type: ignore[arg-type]
 
 
 def test_a_page_is_fingerprinted_on_its_text_without_its_hosts_template() -> None:
