@@ -148,21 +148,34 @@ def _lines(text: str) -> str:
 
 
 def _resiliparse_extract(html: str) -> tuple[str, str]:
-    """resiliparse's main content (see :mod:`crawldedup.ingest.html_text`)."""
+    """resiliparse's main content (see :mod:`crawldedup.ingest.html_text`), after the
+    title's heading.
+
+    Each attempt of :data:`_ATTEMPTS` is trimmed before the next is tried: an attempt
+    whose text is the heading alone (a main content that came out as the headline, a
+    short page whose title is its last line) falls through to the next. When every
+    attempt is only the heading, the page's text is its first untrimmed one: a page with
+    visible text never gives no text.
+    """
     from resiliparse.parse.html import HTMLTree
 
     html2text = html_extractor("resiliparse")
     tree = HTMLTree.parse(html)
-    text = ""
+    title = page_title(tree)
+    first = ""
     for main_content, skip in _ATTEMPTS:
         text = _lines(
             html2text.extract_plain_text(
                 tree, main_content=main_content, skip_elements=skip, **RESILIPARSE_OPTIONS
             )
         )
-        if text:
-            break
-    return page_title(tree), text
+        if not text:
+            continue
+        first = first or text
+        trimmed = after_heading(text, title)
+        if trimmed.strip():
+            return title, trimmed
+    return title, first
 
 
 def _trafilatura_extract(html: str, url: str | None) -> tuple[str, str]:
@@ -179,7 +192,7 @@ def _trafilatura_extract(html: str, url: str | None) -> tuple[str, str]:
     )
     data = {} if doc is None else doc.as_dict() if hasattr(doc, "as_dict") else dict(doc)
     title = str(data.get("title") or "").strip()
-    text = str(data.get("text") or "")
+    text = after_heading(str(data.get("text") or ""), title)
     if not title or not text.strip():  # nothing found: resiliparse's title or text
         own_title, own_text = _resiliparse_extract(html)
         title = title or own_title
@@ -199,14 +212,14 @@ def extract_html(html: str, url: str | None, engine: str = "resiliparse") -> tup
     Raises ModuleNotFoundError (from :func:`html_extractor`) when the install cannot
     extract HTML at all; any other error is about this page.
     """
+    # The text starts after the title's heading (its <h1>, which usually repeats the
+    # title at the top of the main text, after the site's name or breadcrumbs): a
+    # plain-text copy of the same article has none of it, so its head key would differ.
+    # Each engine trims before its fallbacks, which therefore also catch a text the
+    # trim emptied.
     if engine == "trafilatura":
-        title, text = _trafilatura_extract(html, url)
-    else:
-        title, text = _resiliparse_extract(html)
-    # The page's <h1> usually repeats the title at the top of the main text, after the
-    # site's name or breadcrumbs; a plain-text copy of the same article has none of it,
-    # so its head key would differ.
-    return title, after_heading(text, title)
+        return _trafilatura_extract(html, url)
+    return _resiliparse_extract(html)
 
 
 def text_too_large(chars: int) -> str:
