@@ -9,9 +9,11 @@ stage's seconds and counts; a retry resumes after the stages it finished. `commi
 `report` need no Spark; `report` applies the data-quality gate (the CLI's exit 3).
 `relevance` shows the relevance stage's outcome after the day is committed and reported
 (a failure there never holds back the verdicts), or is skipped without a library.
-The crawl day is the day of the run's logical date (its data interval), and its run id
-names it: set *Logical date* to any time on the day; a UI trigger with the form's defaults
-processes **yesterday**. A **backfill** processes every day from its *From* date's day
+The crawl day is a calendar day of the deployment's time zone (`CRAWLDEDUP_TIMEZONE`, UTC
+by default): the day of the run's logical date (its data interval), which its run id
+names. Set *Logical date* to any time on the day; a UI trigger with the form's defaults
+processes **yesterday**, at any hour; a day not over yet is never picked in its place.
+A **backfill** processes every day from its *From* date's day
 through its *To* date's day, **both included**, whatever the times (CLI:
 `airflow backfill create --dag-id crawl_dedup_daily --from-date D1 --to-date D2`; a one-day
 backfill with `--reprocess-behavior completed` reruns a day). Days run in order.
@@ -34,7 +36,7 @@ from airflow.sdk import DAG, Param, task
 
 from crawldedup.stage_registry import STAGES, stage
 from crawldedup_airflow.assets import VERDICTS
-from crawldedup_airflow.day import DAG_ID, WAIT_FOR, day_args, spark_conf
+from crawldedup_airflow.day import DAG_ID, TIMEZONE, WAIT_FOR, day_args, spark_conf
 from crawldedup_airflow.params import knob_params
 from crawldedup_airflow.runlog import log_crawl_day
 from crawldedup_airflow.sensors import CrawlDaySensor
@@ -219,12 +221,13 @@ with DAG(
     description="Daily de-duplication of one crawl day: fingerprint, Bloom, candidates, "
     "cosine, publish, report",
     doc_md=__doc__,
-    # A data-interval timetable so that the interval's day is the crawl day and the run
-    # fires once the day is over (a plain cron string gives CronTriggerTimetable in Airflow
-    # 3: ds = the firing day, whose crawl is still being written). CrawlDayTimetable (a
-    # CronDataIntervalTimetable, registered by plugins/crawldedup_plugin.py) also names the
-    # day in scheduled run ids and infers manual runs' intervals (see its module).
-    schedule=CrawlDayTimetable(SCHEDULE, timezone="UTC", scheduled_runs=SCHEDULED_RUNS),
+    # A data-interval timetable so that the interval is the crawl day, a calendar day of
+    # CRAWLDEDUP_TIMEZONE, and the run fires once the day is over, at SCHEDULE's time of
+    # day (a plain cron string gives CronTriggerTimetable in Airflow 3: ds = the firing
+    # day, whose crawl is still being written). CrawlDayTimetable (registered by
+    # plugins/crawldedup_plugin.py) also names the day in run ids and infers manual runs'
+    # intervals: the form's default is yesterday at any hour (see its module).
+    schedule=CrawlDayTimetable(SCHEDULE, timezone=TIMEZONE, scheduled_runs=SCHEDULED_RUNS),
     start_date=datetime(2026, 1, 1, tzinfo=UTC),
     catchup=CATCHUP,
     max_active_runs=1,

@@ -7,10 +7,12 @@ report task call them at run time; the unit tests call them directly.
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Mapping
 from datetime import date, datetime, timedelta
 from pathlib import Path
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from crawldedup.config import RULES, Config, ConfigError, build_config, parse_override
 from crawldedup.stage_registry import stage_argv
@@ -24,11 +26,16 @@ WAIT_FOR: tuple[str, ...] = ("success_marker", "data_files")
 
 SUCCESS_MARKER = "_SUCCESS"
 
+TIMEZONE = os.environ.get("CRAWLDEDUP_TIMEZONE") or "UTC"
+"""The deployment's time zone (``CRAWLDEDUP_TIMEZONE``): a crawl day is one of its calendar
+days, ``D 00:00 -> D+1 00:00`` there (the DAG's timetable and every task read it)."""
+
 __all__ = [
     "DAG_ID",
     "RULES",
     "RUN_PATHS",
     "SUCCESS_MARKER",
+    "TIMEZONE",
     "WAIT_FOR",
     "RunSetupError",
     "crawl_date",
@@ -51,15 +58,20 @@ class RunSetupError(ValueError):
     """The run's params and dates do not name a day or a readiness rule."""
 
 
-def crawl_date(param: str | None, interval_start: datetime | None) -> str:
-    """The crawl day (YYYY-MM-DD) a run processes: the day its data interval starts on.
+def day_of(moment: datetime) -> str:
+    """The calendar day (YYYY-MM-DD) of ``moment`` in the deployment's time zone."""
+    return moment.astimezone(ZoneInfo(TIMEZONE)).strftime("%Y-%m-%d")
 
-    A scheduled or backfill run of logical date ``D`` (interval ``D 03:00 -> D+1 03:00``)
-    processes ``D``, exactly ``{{ ds }}``; a manual run gets the interval the DAG's
-    timetable infers from its logical date
-    (:class:`~crawldedup_airflow.timetable.CrawlDayTimetable`: the day the logical date
-    falls in once that day is over, else the last complete day, so a UI trigger "now"
-    processes yesterday, on purpose). Run ids name that day, so the logical date is the
+
+def crawl_date(param: str | None, interval_start: datetime | None) -> str:
+    """The crawl day (YYYY-MM-DD) a run processes: the calendar day (in the deployment's
+    time zone, :data:`TIMEZONE`) its data interval is.
+
+    A scheduled or backfill run of logical date ``D`` (interval ``D 00:00 -> D+1 00:00``)
+    processes ``D``; a manual run gets the interval the DAG's timetable infers from its
+    logical date (:class:`~crawldedup_airflow.timetable.CrawlDayTimetable`: the day the
+    logical date falls in once that day is over, else yesterday, so a UI trigger "now"
+    processes yesterday, at any hour). Run ids name that day, so the logical date is the
     one place a run's day is chosen:
 
     - the ``crawl_date`` param only confirms it: a run whose ``crawl_date`` names another
@@ -81,16 +93,27 @@ def crawl_date(param: str | None, interval_start: datetime | None) -> str:
         raise RunSetupError(
             "this run has no logical date, so no crawl day: trigger it with a logical date "
             "on the day to process (trigger form: Logical date, any time that day; REST API: "
-            f"logical_date; CLI: airflow backfill create --from-date {example} --to-date "
-            f"{example}), which its run id then names"
+            f"logical_date; CLI: airflow backfill create --dag-id {DAG_ID} --from-date "
+            f"{example} --to-date {example}), which its run id then names"
         )
-    interval_day = interval_start.strftime("%Y-%m-%d")
+    interval_day = day_of(interval_start)
+    if (
+        day
+        and day > interval_day
+        and date.fromisoformat(day) >= date.fromisoformat(day_of(datetime.now(ZoneInfo(TIMEZONE))))
+    ):
+        raise RunSetupError(
+            f"crawl_date param {day} is not over yet ({TIMEZONE}): trigger again with Logical "
+            f"date {day} once it is (from {date.fromisoformat(day) + timedelta(days=1)} 00:00 "
+            f"{TIMEZONE}; CLI: airflow backfill create --dag-id {DAG_ID} --from-date {day} "
+            f"--to-date {day}), or leave Crawl date empty to process {interval_day}"
+        )
     if day and day != interval_day:
         raise RunSetupError(
             f"crawl_date param {day} is not this run's crawl day {interval_day} (the day of "
             f"its logical date, which its run id names): trigger with Logical date {day} "
-            f"(any time that day; CLI: airflow backfill create --from-date {day} --to-date "
-            f"{day}) and Crawl date empty or {day}"
+            f"(any time that day; CLI: airflow backfill create --dag-id {DAG_ID} --from-date "
+            f"{day} --to-date {day}) and Crawl date empty or {day}"
         )
     return interval_day
 
@@ -111,7 +134,7 @@ def logical_date_check(
     if logical_date is None or own_interval is None or run_after is None:
         return
     start, end = own_interval
-    wanted = start.strftime("%Y-%m-%d")
+    wanted = day_of(start)
     if wanted == day or end > run_after:
         return
     raise RunSetupError(

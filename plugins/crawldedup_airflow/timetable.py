@@ -1,24 +1,25 @@
-"""``CrawlDayTimetable``: the daily cron data interval, with the crawl day in sight.
+"""``CrawlDayTimetable``: a crawl day is a calendar day of the deployment's time zone.
 
-A :class:`~airflow.timetables.interval.CronDataIntervalTimetable` (the run of logical
-date ``D`` covers ``D 03:00 -> D+1 03:00`` and fires at its end) that
+A :class:`~airflow.timetables.interval.CronDataIntervalTimetable` whose data intervals
+are calendar days, ``D 00:00 -> D+1 00:00`` in the deployment's time zone
+(``CRAWLDEDUP_TIMEZONE``, UTC by default), that
 
+- fires a scheduled run of day ``D`` at the time of day of its cron (``0 3 * * *``: at
+  ``D+1 03:00``, when the crawler is done), the crawl day staying the calendar day;
 - names the crawl day of the data interval in the run ids it is asked for (the Runs
   list shows ids, not notes): ``scheduled__crawl-2026-11-02__2026-11-03T03:00:00+00:00``,
   ``manual__crawl-2026-11-30__2026-12-01T11:31:46+00:00``. Airflow names backfill runs
   itself, ``backfill__<run after>`` (it does not ask the timetable for non-partitioned
-  DAGs): a backfill's runs get the logical date as their run after (their day is over
-  anyway), so ``backfill__2026-11-02T03:00:00+00:00`` is crawl day 2026-11-02;
+  DAGs): a backfill's runs get the logical date (the day's 00:00) as their run after, so
+  ``backfill__2026-11-02T00:00:00+00:00`` is crawl day 2026-11-02 (in UTC);
 - selects a backfill's crawl days by calendar day: from the day of its From date through
-  the day of its To date, both included, whatever their time of day (Airflow's own rule,
-  logical dates within [From, To], left 2026-12-02 out of a window ending 2026-12-02
-  00:00, its logical date being 03:00);
+  the day of its To date, both included, whatever their time of day (Airflow leaves out
+  a day that is not over yet);
 - infers the data interval of a manual run from its logical date: the day the logical
-  date falls in once that day is over, else the last complete day. So a trigger with
-  logical date 2026-11-01T12:00:00 (form, REST API) processes 2026-11-01, and a UI
-  trigger with the form's default logical date ("now") processes yesterday, the last
-  complete day, as the scheduler would (Airflow's own rule would take the day before
-  the logical date's day even for past dates);
+  date falls in once that day is over, else yesterday, the last complete day. So a
+  trigger with logical date 2026-11-01 (any time that day) processes 2026-11-01 from
+  2026-11-02 00:00 on, and a UI trigger with the form's default logical date ("now")
+  processes yesterday, at any hour;
 - with ``scheduled_runs=False`` (the quickstart: ``CRAWLDEDUP_SCHEDULED_RUNS=false``)
   plans no scheduled run at all, so the UI shows no "Next Run" that will never come;
   backfills and manual runs work as usual.
@@ -29,9 +30,12 @@ scheduler and the API server deserialize the DAG's timetable through it.
 
 from __future__ import annotations
 
+import re
+from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
 from airflow._shared.timezones.timezone import coerce_datetime, parse_timezone, utcnow
+from airflow.exceptions import AirflowTimetableInvalid
 from airflow.timetables.base import DagRunInfo, DataInterval
 from airflow.timetables.interval import CronDataIntervalTimetable
 from airflow.utils.types import DagRunType
@@ -48,37 +52,69 @@ def crawl_day_run_id(run_type: str, day: str, run_after: DateTime) -> str:
     return f"{run_type}__crawl-{day}__{run_after.isoformat()}"
 
 
-class CrawlDayTimetable(CronDataIntervalTimetable):
-    """Cron data intervals whose scheduled run ids name the crawl day.
+# The data intervals: calendar days.
+DAY_CRON = "0 0 * * *"
+_DAILY = re.compile(r"^\s*(\d{1,2})\s+(\d{1,2})\s+\*\s+\*\s+\*\s*$")
 
-    :param cron: the cron expression (``0 3 * * *``: the day is over at 03:00 UTC).
-    :param timezone: the cron's timezone.
+
+def run_offset(cron: str) -> timedelta:
+    """How long after its day's end a scheduled run fires: the time of day of a daily cron
+    ``M H * * *`` (``0 3 * * *``: 3 hours)."""
+    m = _DAILY.match(cron)
+    if not m or int(m.group(1)) > 59 or int(m.group(2)) > 23:
+        raise AirflowTimetableInvalid(
+            f"schedule {cron!r} is not a daily time: write it as 'M H * * *' (e.g. "
+            "'0 3 * * *': each day's run starts at 03:00 the next day; CRAWLDEDUP_SCHEDULE)"
+        )
+    return timedelta(hours=int(m.group(2)), minutes=int(m.group(1)))
+
+
+class CrawlDayTimetable(CronDataIntervalTimetable):
+    """Calendar-day data intervals in ``timezone``, scheduled runs fired at ``cron``'s
+    time of day after their day.
+
+    :param cron: a daily cron ``M H * * *``, the time of day a scheduled run starts the
+        day after its crawl day (``0 3 * * *``).
+    :param timezone: the deployment's time zone: its calendar days are the crawl days.
     :param scheduled_runs: False: plan no scheduled run (manual runs and backfills only).
     """
 
     def __init__(
         self, cron: str, timezone: str | Timezone | FixedTimezone, scheduled_runs: bool = True
     ) -> None:
-        super().__init__(cron, timezone)
+        super().__init__(DAY_CRON, timezone)
+        self.run_cron = cron
+        self.offset = run_offset(cron)
         self.scheduled_runs = scheduled_runs
-        if not scheduled_runs:
-            self.description = f"{self.description} (no scheduled runs: manual and backfill)"
+        self.description = (
+            f"each calendar day ({self._timezone.name}), run at {cron!r} the day after"
+            if scheduled_runs
+            else f"calendar days ({self._timezone.name}); no scheduled runs: manual and backfill"
+        )
 
     @classmethod
     def deserialize(cls, data: dict[str, Any]) -> Timetable:
         return cls(
-            data["expression"],
+            data.get("run_cron", data["expression"]),
             parse_timezone(data["timezone"]),
             scheduled_runs=bool(data.get("scheduled_runs", True)),
         )
 
     def serialize(self) -> dict[str, Any]:
-        return {**super().serialize(), "scheduled_runs": self.scheduled_runs}
+        return {
+            **super().serialize(),
+            "run_cron": self.run_cron,
+            "scheduled_runs": self.scheduled_runs,
+        }
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, CrawlDayTimetable):
             return NotImplemented
-        return super().__eq__(other) and self.scheduled_runs == other.scheduled_runs
+        return (
+            super().__eq__(other)
+            and self.run_cron == other.run_cron
+            and self.scheduled_runs == other.scheduled_runs
+        )
 
     __hash__ = CronDataIntervalTimetable.__hash__
 
@@ -95,8 +131,14 @@ class CrawlDayTimetable(CronDataIntervalTimetable):
             return self._backfill_run(last_automated_data_interval, restriction)
         if not self.scheduled_runs:
             return None
-        return super().next_dagrun_info(
+        info = super().next_dagrun_info(
             last_automated_data_interval=last_automated_data_interval, restriction=restriction
+        )
+        if info is None or info.data_interval is None:
+            return info
+        # The day's run starts at the schedule's time of day after the day is over.
+        return DagRunInfo(
+            run_after=info.data_interval.end + self.offset, data_interval=info.data_interval
         )
 
     def _backfill_run(
@@ -124,7 +166,8 @@ class CrawlDayTimetable(CronDataIntervalTimetable):
         return DataInterval(start=start, end=self._get_next(start))
 
     def infer_manual_data_interval(self, *, run_after: DateTime) -> DataInterval:
-        """The interval the logical date falls in when it is over, else the last complete one.
+        """The day the logical date falls in when it is over, else yesterday (the last
+        complete day).
 
         (Airflow calls it with the logical date, except ``airflow dags trigger``, which
         passes the trigger time: the sensor refuses such a run, see
@@ -143,7 +186,8 @@ class CrawlDayTimetable(CronDataIntervalTimetable):
         **extra: Any,
     ) -> str:
         if run_type in (DagRunType.SCHEDULED, DagRunType.MANUAL) and data_interval is not None:
-            day = data_interval.start.strftime("%Y-%m-%d")
+            start = coerce_datetime(data_interval.start).in_timezone(self._timezone)
+            day = start.strftime("%Y-%m-%d")
             return crawl_day_run_id(run_type.value, day, run_after)
         return super().generate_run_id(
             run_type=run_type, run_after=run_after, data_interval=data_interval, **extra

@@ -38,7 +38,7 @@ if dag is not None:
     out["dag"] = {
         "max_active_runs": dag.max_active_runs, "catchup": dag.catchup,
         "timetable": type(dag.timetable).__name__,
-        "cron": getattr(dag.timetable, "expression", None)
+        "cron": getattr(dag.timetable, "run_cron", None)
                 or getattr(dag.timetable, "summary", None),
         "tags": sorted(dag.tags), "doc_md": dag.doc_md or "",
         "params": {k: dag.params.get_param(k).resolve(suppress_exception=True)

@@ -267,7 +267,7 @@ def test_ui_trigger_backfill_crawl_days_and_down(quickstart: Quickstart) -> None
         # beside the manual one: backfills have their own max_active_runs).
         page.goto(f"{qs.url}/dags/{DAG_ID}/runs")
         expect(page.get_by_text(f"manual__crawl-{yesterday}__").first).to_be_visible()
-        backfill_first = f"backfill__{first}T03:00:00+00:00"  # names its day
+        backfill_first = f"backfill__{first}T00:00:00+00:00"  # names its day
         expect(page.get_by_text(backfill_first)).to_be_visible()
         for run_id, day in ((run["dag_run_id"], yesterday), (backfill_first, first)):
             page.goto(f"{qs.url}/dags/{DAG_ID}/runs/{run_id}")

@@ -98,7 +98,7 @@ def test_trigger_backfill_rerun_and_report_rerun_show_each_runs_day(
         # 2. Days B and C from the backfill dialog, To at C's midnight: C included.
         dialog = backfill_dialog(page, qs, b, c)
         submit(page, dialog.get_by_role("button", name="Run Backfill"), "/backfills")
-        backfill_b, backfill_c = (f"backfill__{d}T03:00:00+00:00" for d in (b, c))
+        backfill_b, backfill_c = (f"backfill__{d}T00:00:00+00:00" for d in (b, c))
         wait_for(
             api,
             page,

@@ -61,7 +61,7 @@ def test_a_backfill_window_is_its_from_and_to_days_both_included(api: httpx.Clie
     # Times of day do not matter; one day is From = To.
     assert _dry_run_days(api, "2026-11-01T05:00:00Z", "2026-11-02T23:59:00Z") == days
     assert _dry_run_days(api, "2026-11-02T00:00:00Z", "2026-11-02T00:00:00Z") == ["2026-11-02"]
-    # The window of the older docs (To at the last day's 03:00) selects the same days.
+    # A To on the last day at any time selects the same days.
     assert _dry_run_days(api, "2026-11-01T00:00:00Z", "2026-11-02T03:00:00Z") == days
 
 
@@ -86,8 +86,8 @@ def test_run_ids_name_the_crawl_day_for_backfill_and_manual_runs(api: httpx.Clie
     runs = {r["dag_run_id"]: r for r in listed.json()["dag_runs"]}
     backfills = sorted(r for r in runs if r.startswith("backfill__"))
     assert backfills == [
-        "backfill__2026-11-01T03:00:00+00:00",
-        "backfill__2026-11-02T03:00:00+00:00",
+        "backfill__2026-11-01T00:00:00+00:00",
+        "backfill__2026-11-02T00:00:00+00:00",
     ]
     for run_id in backfills:  # the id's day is the run's data interval's (its crawl day)
         assert runs[run_id]["data_interval_start"][:10] == run_id[len("backfill__") :][:10]

@@ -208,11 +208,12 @@ def test_timetable_is_the_plugins_and_plans_no_scheduled_run(parsed: dict[str, A
     # ... while a backfill still gets one run per day.
     # A backfill's runs: one per day, run after = logical date (their ids name the day).
     assert parsed["backfill_infos"] == [
-        ["2026-11-01 03:00:00+00:00"] * 3,
-        ["2026-11-02 03:00:00+00:00"] * 3,
+        ["2026-11-01 00:00:00+00:00"] * 3,
+        ["2026-11-02 00:00:00+00:00"] * 3,
     ]
     assert parsed["midnight_window"] == [i[0] for i in parsed["backfill_infos"]]
-    assert parsed["own_interval"] == ["2026-11-01 03:00:00+00:00", "2026-11-02 03:00:00+00:00"]
+    # A crawl day is a calendar day (UTC here).
+    assert parsed["own_interval"] == ["2026-11-01 00:00:00+00:00", "2026-11-02 00:00:00+00:00"]
     # The timetable tells a backfill from the scheduler by the window's upper bound.
     assert parsed["end_date"] == "None"
     assert parsed["roundtrip_equal"] is True
@@ -224,17 +225,17 @@ def test_timetable_is_the_plugins_and_plans_no_scheduled_run(parsed: dict[str, A
 
 def test_run_ids_and_manual_intervals_name_the_crawl_day(parsed: dict[str, Any]) -> None:
     ids = parsed["run_ids"]
-    assert ids["scheduled"] == "scheduled__crawl-2026-11-01__2026-11-02T03:00:00+00:00"
-    assert ids["manual"] == "manual__crawl-2026-11-01__2026-11-02T03:00:00+00:00"
-    assert ids["backfill"] == "backfill__2026-11-01T03:00:00+00:00"
+    assert ids["scheduled"] == "scheduled__crawl-2026-11-01__2026-11-02T00:00:00+00:00"
+    assert ids["manual"] == "manual__crawl-2026-11-01__2026-11-02T00:00:00+00:00"
+    assert ids["backfill"] == "backfill__2026-11-01T00:00:00+00:00"
     # Refused by its first task (no crawl day), but a valid id.
-    assert ids["manual_no_interval"] == "manual__2026-11-02T03:00:00+00:00"
+    assert ids["manual_no_interval"] == "manual__2026-11-02T00:00:00+00:00"
     for run_id in ids.values():
         assert re.match(parsed["run_id_pattern"], run_id), (run_id, parsed["run_id_pattern"])
     mi = parsed["manual_intervals"]
     # A logical date on a day that is over: that day (dags trigger -l 2026-11-01T12:00).
-    assert mi["past"] == "2026-11-01 03:00:00+00:00"
-    assert mi["boundary"] == "2026-11-01 03:00:00+00:00"
+    assert mi["past"] == "2026-11-01 00:00:00+00:00"
+    assert mi["boundary"] == "2026-11-01 00:00:00+00:00"
     # "now" (the trigger form's default): the last complete day, never today.
     from datetime import UTC, datetime
 
