@@ -73,6 +73,8 @@ def day_counts(report: Mapping[str, Any], history: Sequence[Mapping[str, Any]]) 
         "threshold": report.get("config", {}).get("threshold"),
         "rules": report.get("config", {}).get("rules"),
         "config_digest": report.get("config", {}).get("config_digest"),
+        # Which run published the day (a DAG run's token; None from the command line).
+        "published_by": report.get("config", {}).get("run"),
         "store": report.get("store"),
     }
 

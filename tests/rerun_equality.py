@@ -36,6 +36,7 @@ def _report(text: bytes) -> dict[str, Any]:
     for f in RUN_FIELDS:
         report.pop(f, None)
     report.get("config", {}).pop("committed_at", None)
+    report.get("config", {}).pop("run", None)
     return report
 
 
@@ -45,6 +46,7 @@ def _day_cell(column: str, value: bytes) -> Any:
     if column == "r:published":
         published = json.loads(value)
         published.pop("committed_at", None)
+        published.pop("run", None)
         return published
     return value
 

@@ -46,6 +46,9 @@ def run_parameters(ctx: DayContext) -> dict[str, Any]:
         "rules": list(c.rules),
         "tokenizer": ctx.cfg.fingerprint.tokenizer,
         "committed_at": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        # Which run published the day: the DAG's run token (run id @ when its sensor
+        # resolved it), or None from the command line without --run-id.
+        "run": ctx.run_id,
     }
 
 

@@ -418,8 +418,19 @@ def parameters_line(cfg: dict[str, Any]) -> str:
         f"rules {', '.join(cfg.get('rules') or [])}",
         f"code {cfg['code']}" if cfg.get("code") else "",
         f"config {cfg['config_digest']}" if cfg.get("config_digest") else "",
+        _published_by(cfg),
     ]
     return esc(" · ".join(p for p in parts if p))
+
+
+def _published_by(cfg: dict[str, Any]) -> str:
+    """Which run published the day: a DAG run's id (its token without the resolution
+    time), "crawldedup run" for the command line; nothing for days before the record."""
+    if "run" not in cfg:
+        return ""
+    run = cfg["run"]
+    who = str(run).split("@")[0] if run else "crawldedup run (command line)"
+    return f"published by {who} at {cfg.get('committed_at', '?')}"
 
 
 def render(d: DayReportData, quarantine_folder: str) -> str:

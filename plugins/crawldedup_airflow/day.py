@@ -46,6 +46,7 @@ __all__ = [
     "logical_date_check",
     "previous_day",
     "previous_day_check",
+    "published_by_check",
     "run_config",
     "run_overrides",
     "run_path",
@@ -265,6 +266,23 @@ def run_token(run_id: str, run: Mapping[str, Any]) -> str:
     of the dedup task (or a clear of it alone) keeps it and resumes after the stages it
     finished; a clear from ``wait_for_crawl`` resolves the run again and starts afresh."""
     return f"{run_id}@{run.get('resolved_at', '')}"
+
+
+def published_by_check(day: str, published: Mapping[str, Any] | None, token: str) -> str | None:
+    """Why a report task may not report the day: the day was published since by another
+    run (``published["run"]``, the commit's run token) than this one (``token``), so its
+    report would show that run's parameters under this run's name. None: it may (this
+    run published it, or the day predates the record of who did)."""
+    if not published or "run" not in published or published["run"] == token:
+        return None
+    other = str(published["run"] or "the command line (crawldedup run)").split("@")[0]
+    mine = token.split("@")[0]
+    return (
+        f"{day} was published again by {other} after this run ({mine}) published it: its "
+        f"report would show that run's parameters. Open that run's report task, or clear "
+        f"this run from wait_for_crawl (Clear → 'Clear downstream' on the first task) to "
+        "publish this run's parameters again"
+    )
 
 
 def day_args(params: Mapping[str, Any], run: Mapping[str, Any], run_id: str) -> list[str]:

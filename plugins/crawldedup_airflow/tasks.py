@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from airflow.sdk.exceptions import AirflowFailException
 
-from crawldedup_airflow.day import RunSetupError, run_config
+from crawldedup_airflow.day import RunSetupError, published_by_check, run_config, run_token
 
 if TYPE_CHECKING:
     from airflow.sdk import Context
@@ -66,11 +66,19 @@ def dedup_results(context: Context, sensor_task_id: str = "wait_for_crawl") -> d
     return out
 
 
-def _run(context: Context, stage: str, sensor_task_id: str) -> tuple[DayContext, dict[str, Any]]:
+def _token(context: Context, sensor_task_id: str) -> str:
+    """This DAG run's token (the one its dedup application and commit carry)."""
+    run = context["ti"].xcom_pull(task_ids=sensor_task_id) or {}
+    return run_token(str(context["run_id"]), run)
+
+
+def _run(
+    context: Context, stage: str, sensor_task_id: str, ctx: DayContext | None = None
+) -> tuple[DayContext, dict[str, Any]]:
     """One stage without Spark, through the one runner (its checks and its gate)."""
     from crawldedup.pipeline.stages import StageFailed, run_stages
 
-    ctx = _day_context(context, sensor_task_id)
+    ctx = ctx or _day_context(context, sensor_task_id)
     try:
         return ctx, run_stages(None, ctx, (stage,), progress=log.info)
     except StageFailed as exc:
@@ -80,7 +88,11 @@ def _run(context: Context, stage: str, sensor_task_id: str) -> tuple[DayContext,
 def commit_day(context: Context, sensor_task_id: str = "wait_for_crawl") -> dict[str, Any]:
     """Run the commit stage for the run's day: store the parameters it was published with
     and remove its incomplete mark. Returns those parameters (the task's XCom)."""
-    ctx, stats = _run(context, "commit", sensor_task_id)
+    from dataclasses import replace
+
+    # The commit records which run published the day (the report tasks check it).
+    ctx = replace(_day_context(context, sensor_task_id), run_id=_token(context, sensor_task_id))
+    ctx, stats = _run(context, "commit", sensor_task_id, ctx)
     if ctx.dry_run:
         log.info("%s: dry run, nothing to commit", ctx.day)
         return {}
@@ -101,7 +113,18 @@ def report_and_gate(context: Context, sensor_task_id: str = "wait_for_crawl") ->
     (no retries: the data will not change) with every reason the day fails the gate.
     """
     ti = context["ti"]
-    ctx, report = _run(context, "report", sensor_task_id)
+    ctx = _day_context(context, sensor_task_id)
+    if not ctx.dry_run:  # a report task cleared alone after another run republished the day
+        from crawldedup.day_state import published_with
+        from crawldedup.store import open_store
+
+        with open_store(ctx.store) as store:
+            refusal = published_by_check(
+                ctx.day, published_with(store, ctx.day), _token(context, sensor_task_id)
+            )
+        if refusal:
+            raise AirflowFailException(refusal)
+    ctx, report = _run(context, "report", sensor_task_id, ctx)
     counts: dict[str, Any] = report["counts"]
     # Pushed before the gate, so that a failed day still shows its numbers.
     ti.xcom_push(key="counts", value=counts)

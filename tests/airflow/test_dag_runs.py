@@ -159,6 +159,10 @@ def check_days(s: Scenario, sample: Path) -> None:
         # The parameters the day was committed with, from the store (the config's defaults).
         assert (counts["profile"], counts["rules"]) == ("shingles", list(RULES))
         assert run.xcom["commit.return_value"]["config_digest"] == counts["config_digest"]
+        # Which run published it: this run's token (run id @ its sensor's resolution).
+        resolved_at = run.xcom["wait_for_crawl.return_value"]["resolved_at"]
+        assert counts["published_by"].endswith(f"@{resolved_at}"), counts["published_by"]
+        assert run.xcom["commit.return_value"]["run"] == counts["published_by"]
         # The committed day is an event of the verdicts Asset (docs/operations.md), for the
         # DAGs scheduled on it; its extra names the day and the store.
         events = run.raw["asset_events"]
