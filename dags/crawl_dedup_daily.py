@@ -321,8 +321,8 @@ with DAG(
         "the reason when the day had no input documents, when the quarantined share is above "
         "`max_quarantined_share`, or when the duplicate rate is further than "
         "`duplicate_rate_tolerance` from the average of the previous `trailing_days` reports. "
-        "The counts name the run that published the day (`published_by`); cleared alone after "
-        "another run republished the day, the task refuses, saying whose the day is now.",
+        "The counts name the run that published the day (`published_by`); when another run "
+        "published it last (a report task cleared alone), the log says whose it is.",
     )
     def report(**context: Any) -> dict[str, Any]:
         from crawldedup_airflow.tasks import report_and_gate

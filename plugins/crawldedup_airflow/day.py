@@ -269,19 +269,18 @@ def run_token(run_id: str, run: Mapping[str, Any]) -> str:
 
 
 def published_by_check(day: str, published: Mapping[str, Any] | None, token: str) -> str | None:
-    """Why a report task may not report the day: the day was published since by another
-    run (``published["run"]``, the commit's run token) than this one (``token``), so its
-    report would show that run's parameters under this run's name. None: it may (this
-    run published it, or the day predates the record of who did)."""
+    """What a report task says before it reports the day when another run
+    (``published["run"]``, the commit's run token) than this one (``token``) published
+    it last: its report shows that run's parameters, and says so. None when this run
+    published it (or the day predates the record of who did)."""
     if not published or "run" not in published or published["run"] == token:
         return None
     other = str(published["run"] or "the command line (crawldedup run)").split("@")[0]
     mine = token.split("@")[0]
     return (
-        f"{day} was published again by {other} after this run ({mine}) published it: its "
-        f"report would show that run's parameters. Open that run's report task, or clear "
-        f"this run from wait_for_crawl (Clear → 'Clear downstream' on the first task) to "
-        "publish this run's parameters again"
+        f"{day} was last published by {other}, not by this run ({mine}): this report shows "
+        f"that run's parameters (counts.published_by). To report this run's own, clear this "
+        "run from wait_for_crawl (Clear → 'Clear downstream' on the first task)"
     )
 
 

@@ -320,17 +320,17 @@ def test_the_dags_knob_params_reach_set_with_the_files_checks(tmp_path: Path) ->
         assert not jsonschema.Draft7Validator(knob_schema(knob)).is_valid(_as_json(params[key]))
 
 
-def test_a_report_of_a_day_another_run_published_since_is_refused_saying_what_to_do() -> None:
+def test_a_report_of_a_day_another_run_published_last_says_whose_it_is() -> None:
     mine = "backfill__2026-12-03T00:00:00+00:00@2026-12-05T00:10:00+00:00"
     later = "manual__crawl-2026-12-03__2026-12-05T01:00:00+00:00@2026-12-05T01:00:05+00:00"
     assert published_by_check("2026-12-03", {"run": mine}, mine) is None
     # Published before the record of who did: nothing to hold it against.
     assert published_by_check("2026-12-03", {"documents": 3}, mine) is None
     assert published_by_check("2026-12-03", None, mine) is None
-    refusal = published_by_check("2026-12-03", {"run": later}, mine)
-    assert refusal is not None
-    assert refusal.startswith("2026-12-03 was published again by manual__crawl-2026-12-03__")
-    assert "backfill__2026-12-03T00:00:00+00:00" in refusal and "@" not in refusal
-    assert "clear this run from wait_for_crawl" in refusal
+    said = published_by_check("2026-12-03", {"run": later}, mine)
+    assert said is not None
+    assert said.startswith("2026-12-03 was last published by manual__crawl-2026-12-03__")
+    assert "not by this run (backfill__2026-12-03T00:00:00+00:00)" in said and "@" not in said
+    assert "clear this run from wait_for_crawl" in said
     by_cli = published_by_check("2026-12-03", {"run": None}, mine)
     assert by_cli is not None and "the command line (crawldedup run)" in by_cli

@@ -47,6 +47,13 @@ def test_the_report_task_logs_the_page_and_a_command_that_works_from_the_repo(
     # dag.test() prints each event as "<time> [info] <event> [<logger>] loc=...".
     events = re.findall(r"\] (.*) \[crawldedup_airflow\.tasks\]", run.output)
     assert f"HTML report: {page}" in events, events
+    # The day was published by `crawldedup run` (the fixture), not by this run, whose
+    # dedup and commit were marked done: the report says whose parameters it shows.
+    said = [e for e in events if "was last published by" in e]
+    assert said and said[0].startswith(
+        f"{day} was last published by the command line (crawldedup run), not by this run"
+    ), events
+    assert run.xcom["report.return_value"]["published_by"] is None
     assert "file://" not in run.output
     (command,) = [e.removeprefix("to write it again: ") for e in events if "write it" in e]
     home_arg = shlex.quote(str(home.resolve()))
