@@ -179,12 +179,13 @@ def previous_day_check(
         return True, f"the previous day {prev} has no crawl folder (nothing to wait for)"
     if not published_before:
         return True, f"the store has no day before {day}: its history starts here"
+    first_missing = (date.fromisoformat(published_before[-1]) + timedelta(days=1)).isoformat()
     return False, (
         f"the previous day {prev} has a crawl but is not published in the store (the last "
         f"published day before {day} is {published_before[-1]}); days are de-duplicated in "
-        f"order, so process {prev} first (trigger with crawl_date {prev}, or a backfill "
-        f"from {published_before[-1]}), or set the param require_previous_day to false to "
-        f"process {day} anyway"
+        f"order, so process {prev} first (trigger with Logical date {prev}; CLI: airflow "
+        f"backfill create --dag-id {DAG_ID} --from-date {first_missing} --to-date {prev}), "
+        f"or set the param require_previous_day to false to process {day} anyway"
     )
 
 

@@ -280,7 +280,11 @@ def test_previous_day_check() -> None:
     ok, why = previous_day_check("2026-11-03", ["2026-11-01"], True)
     assert not ok
     assert "2026-11-02 has a crawl but is not published" in why
-    assert "require_previous_day" in why and "crawl_date 2026-11-02" in why
+    assert "require_previous_day" in why and "Logical date 2026-11-02" in why
+    assert (
+        "airflow backfill create --dag-id crawl_dedup_daily --from-date 2026-11-02 "
+        "--to-date 2026-11-02" in why
+    )
 
 
 def test_provider_info_lists_the_hbase_connection_type() -> None:
