@@ -98,11 +98,7 @@ def crawl_date(param: str | None, interval_start: datetime | None) -> str:
             f"{example} --to-date {example}), which its run id then names"
         )
     interval_day = day_of(interval_start)
-    if (
-        day
-        and day > interval_day
-        and date.fromisoformat(day) >= date.fromisoformat(day_of(datetime.now(ZoneInfo(TIMEZONE))))
-    ):
+    if day and day > interval_day and day >= day_of(datetime.now(ZoneInfo("UTC"))):
         raise RunSetupError(
             f"crawl_date param {day} is not over yet ({TIMEZONE}): trigger again with Logical "
             f"date {day} once it is (from {date.fromisoformat(day) + timedelta(days=1)} 00:00 "

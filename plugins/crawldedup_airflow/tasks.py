@@ -113,18 +113,16 @@ def report_and_gate(context: Context, sensor_task_id: str = "wait_for_crawl") ->
     (no retries: the data will not change) with every reason the day fails the gate.
     """
     ti = context["ti"]
-    ctx = _day_context(context, sensor_task_id)
-    if not ctx.dry_run:  # e.g. a report task cleared alone after another run republished
-        from crawldedup.day_state import published_with
-        from crawldedup.store import open_store
-
-        with open_store(ctx.store) as store:
-            other = published_by_check(
-                ctx.day, published_with(store, ctx.day), _token(context, sensor_task_id)
-            )
-        if other:
-            log.warning("%s", other)
-    ctx, report = _run(context, "report", sensor_task_id, ctx)
+    ctx, report = _run(context, "report", sensor_task_id)
+    # The report shows what the day was committed with (config); a report task cleared
+    # alone after another run published the day again says whose parameters those are.
+    other = (
+        None
+        if ctx.dry_run
+        else published_by_check(ctx.day, report.get("config"), _token(context, sensor_task_id))
+    )
+    if other:
+        log.warning("%s", other)
     counts: dict[str, Any] = report["counts"]
     # Pushed before the gate, so that a failed day still shows its numbers.
     ti.xcom_push(key="counts", value=counts)
