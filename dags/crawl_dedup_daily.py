@@ -38,6 +38,7 @@ from crawldedup.stage_registry import STAGES, stage
 from crawldedup_airflow.assets import VERDICTS
 from crawldedup_airflow.day import DAG_ID, TIMEZONE, WAIT_FOR, day_args, spark_conf
 from crawldedup_airflow.params import knob_params
+from crawldedup_airflow.report_link import DayReportLink
 from crawldedup_airflow.runlog import log_crawl_day
 from crawldedup_airflow.sensors import CrawlDaySensor
 from crawldedup_airflow.timetable import CrawlDayTimetable
@@ -344,4 +345,8 @@ with DAG(
         log_crawl_day(context, logging.getLogger(__name__))
         return relevance_outcome(context, sensor_task_id=SENSOR_TASK_ID)  # type: ignore[arg-type]
 
-    wait_for_crawl >> dedup >> commit() >> report() >> relevance()
+    reported = report()
+    # The day's HTML page, opened from the task in the UI ("Day report"): Airflow 3 takes
+    # an operator's links when the task ends; @task has no argument for them.
+    reported.operator.operator_extra_links = (DayReportLink(),)  # type: ignore[attr-defined]
+    wait_for_crawl >> dedup >> commit() >> reported >> relevance()

@@ -16,6 +16,8 @@ allowed_paths, at parse time):
 - :mod:`.listeners` the run note (``crawl day D``), set in the scheduler
 - :mod:`.tasks`     the Python tasks: commit the day, report it (counts, the gate),
                     whether an optional stage runs
+- :mod:`.report_link` ``DayReportLink``: the report task's "Day report" extra link
+- :mod:`.report_pages` the API server's route behind it (mounted by the plugin)
 - :mod:`.assets`    ``VERDICTS``: the Asset the commit task emits for later DAGs
 - :mod:`.submit_day` a day's stages submitted through the Spark provider's hook
 

@@ -16,6 +16,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -209,15 +210,12 @@ def free_port() -> int:
         return port
 
 
-@pytest.fixture(scope="session")
-def api_server(
-    tmp_path_factory: pytest.TempPathFactory, airflow_db_template: Path
-) -> Iterator[ApiServer]:
-    """``airflow api-server`` on 127.0.0.1 (one worker), logged in as the admin the simple
-    auth manager generates a password for; one per session (tests keep to their own ids)."""
-    home = new_airflow_home(tmp_path_factory.mktemp("api-server") / "airflow", airflow_db_template)
+@contextmanager
+def api_server_on(home: Path, env: dict[str, str]) -> Iterator[ApiServer]:
+    """``airflow api-server`` of the Airflow at ``home`` (its ``env``) on 127.0.0.1, one
+    worker, logged in as the admin the simple auth manager generates a password for;
+    stopped on exit."""
     port = free_port()
-    env = airflow_env(home, AIRFLOW__API__WORKERS="1")
     url = f"http://127.0.0.1:{port}"
     log = (home / "api-server.log").open("w")
     proc = subprocess.Popen(
@@ -254,3 +252,13 @@ def api_server(
             os.killpg(proc.pid, 9)
             proc.wait()
         log.close()
+
+
+@pytest.fixture(scope="session")
+def api_server(
+    tmp_path_factory: pytest.TempPathFactory, airflow_db_template: Path
+) -> Iterator[ApiServer]:
+    """The session's API server (tests keep to their own ids), see :func:`api_server_on`."""
+    home = new_airflow_home(tmp_path_factory.mktemp("api-server") / "airflow", airflow_db_template)
+    with api_server_on(home, airflow_env(home, AIRFLOW__API__WORKERS="1")) as server:
+        yield server

@@ -198,3 +198,32 @@ def test_an_allowed_sqlite_url_must_be_under_the_roots(tree: Path) -> None:
     # The store opens the URL's path and ignores a host part: so does the check.
     with pytest.raises(PathNotAllowedError, match=re.escape("resolves to /etc/x.db, outside")):
         check_store_params("sqlite://home/etc/x.db", None, roots, allow)
+
+
+def test_the_report_route_serves_only_a_day_report_under_the_roots(tmp_path: Path) -> None:
+    """What the "Day report" route may serve (the path comes from the report task's
+    XCom, never from the request): a reports/dt=D/index.html that exists under a root."""
+    from crawldedup_airflow.report_pages import NotAReportPage, report_page
+
+    home = tmp_path / "home"
+    page = home / "reports" / "dt=2026-11-02" / "index.html"
+    page.parent.mkdir(parents=True)
+    page.write_text("<html></html>")
+    secret = tmp_path / "elsewhere" / "reports" / "dt=2026-11-02" / "index.html"
+    secret.parent.mkdir(parents=True)
+    secret.write_text("<html>not for the UI</html>")
+    other = home / "work" / "dt=2026-11-02" / "report.json"
+    other.parent.mkdir(parents=True)
+    other.write_text("{}")
+    roots = roots_of(home)
+
+    assert report_page(str(page), roots) == page.resolve()
+    for pushed, says in (
+        (None, "wrote no HTML page"),
+        (str(secret), "outside the allowed roots"),
+        (str(home / "reports" / ".." / ".." / "elsewhere" / "reports"), "outside the allowed"),
+        (str(other), "is not a day report"),
+        (str(home / "reports" / "dt=2026-11-03" / "index.html"), "is gone; write it again"),
+    ):
+        with pytest.raises(NotAReportPage, match=says):
+            report_page(pushed, roots)

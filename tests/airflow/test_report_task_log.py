@@ -15,8 +15,18 @@ import shutil
 import subprocess
 from pathlib import Path
 from typing import TYPE_CHECKING
+from urllib.parse import quote
 
-from tests.airflow.conftest import ROOT, VENV_BIN, airflow_env, new_airflow_home, run_dag
+import httpx
+
+from tests.airflow.conftest import (
+    ROOT,
+    VENV_BIN,
+    airflow_env,
+    api_server_on,
+    new_airflow_home,
+    run_dag,
+)
 
 if TYPE_CHECKING:
     from tests.conftest import EmbeddedDays
@@ -70,3 +80,63 @@ def test_the_report_task_logs_the_page_and_a_command_that_works_from_the_repo(
     assert again.returncode == 0, again.stderr[-3000:]
     assert again.stdout.strip() == str(page)
     assert "<svg" in page.read_text()
+
+
+def test_the_report_opens_from_the_task_in_the_api_server(
+    embedded_sample_days: EmbeddedDays,
+    sample_crawl: Path,
+    airflow_db_template: Path,
+    tmp_path: Path,
+) -> None:
+    """Issue 46, point 4: the report task's "Day report" link (computed when the task
+    ends, kept in its XCom) and the plugin's route on a real API server that serves it to
+    a signed-in user only. A dry run writes no page: its link is empty, its route 404s."""
+    day = embedded_sample_days.days[0]
+    home = tmp_path / "home"
+    shutil.copytree(embedded_sample_days.home, home)
+    airflow_home = new_airflow_home(tmp_path / "airflow", airflow_db_template)
+    base = "http://reports.example:8080"  # [api] base_url: what the link starts with
+    env = airflow_env(airflow_home, AIRFLOW__API__BASE_URL=base, AIRFLOW__API__WORKERS="1")
+    conf = {"input_root": str(sample_crawl), "home": str(home)}
+    only_report = "(?!wait_for_crawl$|report$).*"
+    run = run_dag(
+        env,
+        tmp_path / "report.log",
+        logical_date=f"{day}T03:00:00+00:00",
+        conf=conf,
+        mark_success=only_report,
+    )
+    dry = run_dag(
+        env,
+        tmp_path / "dry.log",
+        logical_date=f"{day}T09:00:00+00:00",
+        conf={**conf, "dry_run": True},
+        mark_success=only_report,
+    )
+    assert run.tasks["report"] == "success", run.brief()
+    assert dry.tasks["report"] == "success", dry.brief()
+    page = Path(run.xcom["report.report_html"])
+    route = f"/crawldedup/reports/crawl_dedup_daily/{quote(run.raw['run_id'], safe='')}"
+    assert run.xcom["report._link_DayReportLink"] == base + route
+    assert dry.xcom.get("report._link_DayReportLink") == ""
+
+    with api_server_on(airflow_home, env) as api:
+        links = f"/api/v2/dags/crawl_dedup_daily/dagRuns/{run.raw['run_id']}/taskInstances"
+        got = httpx.get(api.url + links + "/report/links", headers=api.headers, timeout=60)
+        assert got.status_code == 200, got.text
+        assert got.json()["extra_links"] == {"Day report": base + route}
+
+        served = httpx.get(api.url + route, headers=api.headers, timeout=60)
+        assert served.status_code == 200, served.text
+        assert served.headers["content-type"].startswith("text/html")
+        assert served.content == page.read_bytes()
+        # Airflow does not authenticate plugin apps: the route does.
+        anonymous = httpx.get(api.url + route, timeout=60)
+        assert anonymous.status_code == 401, anonymous.text
+        dry_route = route.replace(quote(run.raw["run_id"], safe=""), quote(dry.raw["run_id"]))
+        none = httpx.get(api.url + dry_route, headers=api.headers, timeout=60)
+        assert none.status_code == 404 and "wrote no HTML page" in none.text, none.text
+        page.unlink()
+        gone = httpx.get(api.url + route, headers=api.headers, timeout=60)
+        assert gone.status_code == 404, gone.text
+        assert f"crawldedup report --date {day} --html --home" in gone.json()["detail"]
