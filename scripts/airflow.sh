@@ -34,6 +34,9 @@
 #                              servers, read by the API server only, stay on 127.0.0.1)
 #   AIRFLOW_PORT               UI / API server port                          (8080)
 #   CRAWLDEDUP_AIRFLOW_PARALLELISM  task slots = LocalExecutor workers    (nproc, >= 2)
+#   CRAWLDEDUP_AIRFLOW_TRIGGERER  true to start a triggerer (and its log server) for
+#                              deferrable tasks of your own DAGs; crawl_dedup_daily
+#                              defers nothing (its sensor reschedules)      (false)
 #   CRAWLDEDUP_AIRFLOW_STORE   auto: the hbase_default connection when scripts/hbase.sh
 #                              status says HBase is up, else the embedded store;
 #                              embedded; or hbase (starts HBase)              (auto)
@@ -107,9 +110,19 @@ export CRAWLDEDUP_ALLOWED_ROOTS="${CRAWLDEDUP_ALLOWED_ROOTS:-$CRAWLDEDUP_INPUT_R
 PIDFILE="$AIRFLOW_HOME/standalone.pid"
 LOGFILE="$AIRFLOW_HOME/standalone.log"
 PASSWORDS="$AIRFLOW_HOME/simple_auth_manager_passwords.json.generated"
+# No triggerer unless asked for: it runs deferred tasks only, and the quickstart's DAGs
+# defer nothing; with its log server it costs ~265 MB (PSS) and 3 processes idle
+# (benchmarks/quickstart_memory.py).
+TRIGGERER="${CRAWLDEDUP_AIRFLOW_TRIGGERER:-false}"
+case "$TRIGGERER" in true | false) ;; *)
+  echo "airflow.sh: CRAWLDEDUP_AIRFLOW_TRIGGERER must be true or false, not '$TRIGGERER'" >&2
+  exit 2
+  ;;
+esac
 # The API server, and the log servers of the scheduler (LocalExecutor) and the triggerer
 # (their ports are [logging] settings).
-PORTS=("$PORT" "$WORKER_LOG_PORT" "$TRIGGER_LOG_PORT")
+PORTS=("$PORT" "$WORKER_LOG_PORT")
+[[ "$TRIGGERER" == true ]] && PORTS+=("$TRIGGER_LOG_PORT")
 
 log() { echo "airflow.sh: $*" >&2; }
 
@@ -192,18 +205,21 @@ component() {
   "$@" > >(exec sed -u "s/^/$name | /") 2>&1 &
 }
 
-# The components `airflow standalone` starts, each bound where this script says: the API
-# server on HOST:PORT, the scheduler and the triggerer without their log servers (every
-# address), two log servers on LOG_HOST in their stead. Runs until one of them exits or
+# The components `airflow standalone` starts but the triggerer (CRAWLDEDUP_AIRFLOW_TRIGGERER),
+# each bound where this script says: the API server on HOST:PORT, the scheduler (and the
+# triggerer) without their log servers (every address), log servers on LOG_HOST in their
+# stead. Runs until one of them exits or
 # it gets TERM / INT (`down`, Ctrl-C); then it stops the others.
 serve() {
   trap 'trap - TERM INT; kill -TERM $(jobs -p) 2>/dev/null; wait; exit 143' TERM INT
   component api-server airflow api-server --host "$HOST" --port "$PORT"
   component scheduler airflow scheduler --skip-serve-logs
   component dag-processor airflow dag-processor
-  component triggerer airflow triggerer --skip-serve-logs
   component worker-logs "$VENV/bin/python" -c "$LOG_SERVER" "$LOG_HOST" "$WORKER_LOG_PORT" worker
-  component trigger-logs "$VENV/bin/python" -c "$LOG_SERVER" "$LOG_HOST" "$TRIGGER_LOG_PORT" triggerer
+  if [[ "$TRIGGERER" == true ]]; then
+    component triggerer airflow triggerer --skip-serve-logs
+    component trigger-logs "$VENV/bin/python" -c "$LOG_SERVER" "$LOG_HOST" "$TRIGGER_LOG_PORT" triggerer
+  fi
   local rc=0
   wait -n || rc=$?
   trap - TERM INT
@@ -275,8 +291,8 @@ up() {
     exit 1
   fi
   setup
-  log "starting Airflow on $HOST:$PORT ($AIRFLOW__CORE__PARALLELISM task slots; log servers on" \
-    "$LOG_HOST:$WORKER_LOG_PORT and :$TRIGGER_LOG_PORT); log: $LOGFILE"
+  log "starting Airflow on $HOST:$PORT ($AIRFLOW__CORE__PARALLELISM task slots; log server(s) on" \
+    "$LOG_HOST:${PORTS[*]:1}; triggerer: $TRIGGERER); log: $LOGFILE"
   # Its own session and process group (setsid), so that `down` stops all of it.
   CRAWLDEDUP_AIRFLOW_INSTANCE="$AIRFLOW_HOME" setsid nohup "$ROOT/scripts/airflow.sh" serve \
     >"$LOGFILE" 2>&1 </dev/null &

@@ -198,8 +198,9 @@ def quickstart_listeners(qs: Quickstart) -> list[tuple[str, int, str]]:
 
 # Before the scenario below, which ends with `down`.
 def test_every_listener_of_the_quickstart_is_on_loopback(quickstart: Quickstart) -> None:
-    """The API server and both log servers (task logs of the LocalExecutor's workers and
-    of the triggerer) on 127.0.0.1 and nothing on another address (issue 32, point 5)."""
+    """The API server and the task-log server of the LocalExecutor's workers on 127.0.0.1
+    and nothing on another address (issue 32, point 5); no triggerer and no log server of
+    one, which the quickstart's DAGs never use (issue 46, point 5)."""
     import ipaddress
 
     def loopback(address: str) -> bool:
@@ -211,9 +212,13 @@ def test_every_listener_of_the_quickstart_is_on_loopback(quickstart: Quickstart)
     elsewhere = [entry for entry in listeners if not loopback(entry[0])]
     assert elsewhere == [], elsewhere
     ports = {port: address for address, port, _ in listeners}
-    assert {p: ports.get(p) for p in quickstart.ports} == dict.fromkeys(
-        quickstart.ports, "127.0.0.1"
-    ), listeners
+    api, worker_logs, trigger_logs = quickstart.ports
+    assert {p: ports.get(p) for p in (api, worker_logs, trigger_logs)} == {
+        api: "127.0.0.1",
+        worker_logs: "127.0.0.1",
+        trigger_logs: None,
+    }, listeners
+    assert not [name for _, _, name in listeners if "triggerer" in name], listeners
     # Tasks name their host 127.0.0.1, where the API server finds their log server.
     assert (
         "urllib.request.localhost"
