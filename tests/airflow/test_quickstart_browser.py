@@ -3,9 +3,10 @@
 
 Headless Chromium from Debian's packages (``apt-get install chromium``) driven by
 Playwright (``pip install playwright``, no browser download: ``executable_path``). One
-scenario, in order: the trigger form submits with its defaults and the run is named by
-its crawl day (yesterday); the backfill form with its default reprocess choice ("Missing
-Runs") starts a backfill of the two sample days before; the runs show their crawl days
+scenario, in order: the trigger form submits with its defaults, the browser's clock fixed
+at 00:30, 02:59, 03:01 and 23:59 UTC of today, and each run is named by its crawl day,
+yesterday; the backfill form with its default reprocess choice ("Missing Runs") starts a
+backfill of the three sample days, both ends included; the runs show their crawl days
 (run ids, notes); the hbase connection form shows host and port; ``down`` leaves no
 process and no port behind. It does not wait for the Spark stages to finish (minutes per
 day on 2 cores): ``down`` stops them mid-run, which is part of what it must handle.
@@ -25,6 +26,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 
 from tests.airflow.conftest import ROOT, airflow_env
@@ -92,6 +94,15 @@ def submit(page: Any, button: Any, endpoint: str, tries: int = 3) -> Any:
             return response
         page.wait_for_timeout(5000)
     raise AssertionError("unreachable")
+
+
+def bearer(qs: Quickstart) -> dict[str, str]:
+    """The admin's API token, as a header."""
+    token = httpx.post(
+        f"{qs.url}/auth/token", json={"username": "admin", "password": qs.password}, timeout=60
+    )
+    assert token.status_code in (200, 201), token.text
+    return {"Authorization": f"Bearer {token.json()['access_token']}"}
 
 
 def login(page: Any, qs: Quickstart) -> None:
@@ -248,19 +259,32 @@ def test_ui_trigger_backfill_crawl_days_and_down(quickstart: Quickstart) -> None
 
         login(page, qs)
 
-        # The trigger form, untouched: Trigger is enabled and the run is accepted.
-        dialog = trigger_dialog(page, qs)
-        trigger = dialog.get_by_role("button", name="Trigger")
-        expect(trigger).to_be_enabled()
-        posted = submit(page, trigger, f"/dags/{DAG_ID}/dagRuns")
-        run: dict[str, Any] = posted.json()
-        # Processed on purpose: the data interval's day, the last complete one.
-        assert run["dag_run_id"].startswith(f"manual__crawl-{yesterday}__"), run
-        assert run["data_interval_start"].startswith(yesterday), run
+        # The trigger form, untouched, at the edge hours of the day (the browser's clock
+        # fixed at that time of today, UTC): the form's default logical date is "now",
+        # and every run processes yesterday, the last day that is over (issue 46: before
+        # 03:00 UTC it used to be the day before). Each run is deleted once checked, but
+        # the last (the run the Runs list shows below).
+        api = httpx.Client(base_url=qs.url, headers=bearer(qs), timeout=60)
+        hours = ("00:30", "02:59", "03:01", "23:59")
+        for n, hour in enumerate(hours, start=1):
+            page.clock.set_fixed_time(datetime.fromisoformat(f"{today}T{hour}:00+00:00"))
+            dialog = trigger_dialog(page, qs)
+            shown = dialog.get_by_test_id("datetime-input").first.inner_text()
+            assert shown == f"{today:%b %d, %Y} {hour}", (hour, shown)  # "Dec 05, 2026 00:30"
+            trigger = dialog.get_by_role("button", name="Trigger")
+            expect(trigger).to_be_enabled()
+            run: dict[str, Any] = submit(page, trigger, f"/dags/{DAG_ID}/dagRuns").json()
+            # Processed on purpose: the data interval's day, the last complete one.
+            assert run["dag_run_id"].startswith(f"manual__crawl-{yesterday}__"), (hour, run)
+            assert run["data_interval_start"].startswith(yesterday), (hour, run)
+            assert run["logical_date"].startswith(f"{today}T{hour}"), (hour, run)
+            if n < len(hours):
+                gone = api.delete(f"/api/v2/dags/{DAG_ID}/dagRuns/{run['dag_run_id']}")
+                assert gone.status_code == 204, gone.text
 
-        # The backfill form with its defaults ("Missing Runs"): two sample days, From and
-        # To at midnight as the date pickers give them, both days included.
-        dialog = backfill_dialog(page, qs, first, second)
+        # The backfill form with its defaults ("Missing Runs"): the three sample days, From
+        # and To at midnight as the date pickers give them, both ends included.
+        dialog = backfill_dialog(page, qs, first, yesterday)
         expect(dialog.get_by_role("radio", name="Missing Runs")).to_be_checked()
         run_backfill = dialog.get_by_role("button", name="Run Backfill")
         expect(run_backfill).to_be_enabled()
@@ -273,7 +297,8 @@ def test_ui_trigger_backfill_crawl_days_and_down(quickstart: Quickstart) -> None
         page.goto(f"{qs.url}/dags/{DAG_ID}/runs")
         expect(page.get_by_text(f"manual__crawl-{yesterday}__").first).to_be_visible()
         backfill_first = f"backfill__{first}T00:00:00+00:00"  # names its day
-        expect(page.get_by_text(backfill_first)).to_be_visible()
+        for day in (first, second, yesterday):
+            expect(page.get_by_text(f"backfill__{day}T00:00:00+00:00")).to_be_visible()
         for run_id, day in ((run["dag_run_id"], yesterday), (backfill_first, first)):
             page.goto(f"{qs.url}/dags/{DAG_ID}/runs/{run_id}")
             expect(page.get_by_text(f"crawl day {day}")).to_be_visible(timeout=90_000)
