@@ -1,6 +1,7 @@
 """Write a labelled multi-day crawl from real text: records, truth, hard-negative pairs.
 
-    python -m benchmarks.realtext.build --out DIR --days 3 --per-day 1600 --seed 13
+    python -m benchmarks.realtext.build --out DIR --days 3 --per-day 1600 --seed 13 \
+        [--families all|NAME,NAME...]
 
 Writes ``DIR/dt=YYYY-MM-DD/part-0000N.jsonl`` (records ``id, url, title, content`` or
 ``html``, ``fetched_at`` ISO-8601 with ``Z``) for consecutive days from 2026-11-01,
@@ -13,7 +14,8 @@ versions and checksums, arguments, counts).
 Originals are spread over the days (more on earlier days); copies are made on the
 same day (fetched later than their original) or on a later day, about a third of all
 records. Hard-negative documents are originals and are never copied, except the short
-texts of big-template sites. Every choice comes from ``random.Random(seed)`` over the
+texts of big-template sites, versioned editions and the pages of standard-heading and
+sidebar sites (below). Every choice comes from ``random.Random(seed)`` over the
 corpus in its fixed order, so the output is the same for a seed and the same package
 versions.
 
@@ -33,11 +35,45 @@ count like ``FAMILY_PLAN``; the big copies count in the copies (a third), the bi
 originals in the originals. Excerpts (30-70 % of an article of at least
 ``EXCERPT_MIN`` characters) are kept at the share of any other kind of copy.
 
+Standard-heading sites (``reposting.make_heading_sites``: a man-page site and a help
+centre per language) put their standard section headings ("NAME", "DESCRIPTION", "SEE
+ALSO", "KEYWORDS", a translator's credit lines, "相关条目", "参见", ...) and footer on
+every page. Their short pages (a short text's few lines under those headings, which
+outweigh them) and some longer pages (an article of 300-4,000 characters) form family
+``standard_headings_short``: each page is paired with ``FAMILY_PAIRS_PER_PAGE`` others
+of its site, a short page first with a longer one (it is not part of it). Reposts of
+short pages on other sites keep the headings (kind ``standard_headings_repost``; paired
+like their original). Rotating-sidebar sites (``make_sidebar_sites``, two per language)
+put a "related articles" sidebar of real titles on every page, a subset of a pool of
+16-20 in an order of its own, so pages share many lines that are not their content
+(family ``rotating_sidebar``, pairs as above); their copies are the same article served
+again by the site with another rotation (``sidebar_rotated``) or reposted elsewhere as
+any copy (``add_copy``'s kinds). Those pages take an article (300+ characters) only
+while the language has more left than its regular originals will draw
+(``prose_reserve``): at scale Chinese articles are scarce, and then a Chinese sidebar
+page carries a short text and a longer heading page a long poem. Two copy kinds are
+made from the regular originals that suit them (``TARGETED_PLAN``; the copy's language
+drawn at ``ZH_SHARE``, the other when none fits): ``reflowed_after_prefix``, a poem or
+list with its lines joined on one line after "作者：李白 ", "By Name: " or a site's
+"原文：", and ``short_excerpt``, one to three consecutive paragraphs (at most a quarter)
+of an article of at least ``EXCERPT_MIN`` characters, at times with the quoting site's
+intro and credit lines. ``HEADINGS_PLAN``, ``SIDEBAR_PLAN`` and ``TARGETED_PLAN`` scale
+like ``BIG_PLAN``; their copies count in the copies. ``--families`` (a comma list of
+``ALL_FAMILIES``: the hard-negative families and the two targeted kinds) makes only
+those.
+
 At ``--days 3 --per-day 1600 --seed 13``: 380 big-template originals on 6 sites of
-69-112 pages, 120 short_in_other_template, 110 short_plain, 105 excerpts, 1,449
-big_template_short pairs. At ``--per-day 16500 --seed 29``: 3,919 originals on sites of
-691-1,036 pages, 1,238 short_in_other_template, 1,134 short_plain, 1,092 excerpts,
-15,429 big_template_short pairs.
+69-108 pages, 120 short_in_other_template, 110 short_plain, 88 excerpts, 1,467
+big_template_short pairs; 130 standard_headings_short pages (100 short) on 4 sites of
+27-37 pages, 35 standard_headings_repost, 463 pairs; 110 rotating_sidebar originals on
+4 sites, 25 sidebar_rotated and 20 reposts elsewhere, 373 pairs; 75
+reflowed_after_prefix (55 Chinese), 75 short_excerpt (44 Chinese). At ``--per-day
+16500 --seed 29``: 3,919 big-template originals on sites of 663-1,051 pages, 1,238
+short_in_other_template, 1,134 short_plain, 915 excerpts, 15,420 big_template_short
+pairs; 1,340 standard_headings_short pages (1,031 short) on sites of 260-414 pages, 361
+reposts, 5,065 pairs; 1,134 rotating_sidebar originals, 258 sidebar_rotated, 4,143
+pairs; 773 reflowed_after_prefix (461 Chinese), 773 short_excerpt, all English: no
+regular Chinese original reaches ``EXCERPT_MIN`` at this scale (nor do the excerpts').
 
 Scale: a build first draws from the core sources alone (``corpus.CORE_SOURCES``,
 enough up to about --per-day 5000 over 3 days); if they run short of a language or of
@@ -47,10 +83,13 @@ share falls to what the corpus has (the copies follow the originals' language mi
 and the other language fills in; nothing is synthesized. Reached (records):
 
 * ``--days 3 --per-day 16500 --seed 29``: 49,500 records, 60.0 % Chinese, 20.0 %
-  HTML, 33 % copies (13 % of them short_text, 14 % copies of big-template texts),
-  every hard-negative family;
-* ``--days 1 --per-day 100000 --seed 31``: 100,000 records, 61.7 % Chinese (English
-  texts run out first), 21.1 % HTML, 33 % copies. Chinese prose articles are few
+  HTML, 33 % copies (12 % of them short_text, 14 % copies of big-template texts),
+  every hard-negative family (versioned_editions only 12 records: the near-edition
+  families, 377, go to near_editions first);
+* ``--days 1 --per-day 100000 --seed 31`` (measured before the standard-heading,
+  sidebar and targeted families were added; not measured since): 100,000 records,
+  61.7 % Chinese (English texts run out first), 21.1 % HTML, 33 % copies. Chinese
+  prose articles are few
   (about 2.4 k), so most Chinese originals are short (verse, sayings) and copies of
   short texts reach 38 % of the copies (13 % at small scale), 52 % with the copies of
   big-template texts; the forced HTML of those copies lifts the HTML share over 20 %.
@@ -67,6 +106,7 @@ import sys
 import time
 from bisect import bisect
 from collections import Counter, defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date, timedelta
 from itertools import accumulate
@@ -107,6 +147,19 @@ BIG_PLAN = {
 BIG_PAIRS_PER_PAGE = 3
 BIG_HTML_SHARE = 0.3  # of the pages of big-template sites, served in the site's HTML
 BIG_SHORT_MAX = 300  # characters of a short text on a big-template site
+# Standard-heading sites (short pages, a few longer ones, reposts of short pages on
+# other sites), rotating-sidebar sites (originals; the same article served again with
+# another rotation; reposts of it elsewhere) and the copy kinds made from the originals
+# that suit them, at --per-day 1600 over 3 days (scaled the same way).
+HEADINGS_PLAN = {"short": 100, "long": 30, "standard_headings_repost": 35}
+SIDEBAR_PLAN = {"originals": 110, "sidebar_rotated": 25, "reposts": 20}
+TARGETED_PLAN = {"reflowed_after_prefix": 75, "short_excerpt": 75}
+FAMILY_HTML_SHARE = 0.25  # of the pages of standard-heading and sidebar sites
+FAMILY_PAIRS_PER_PAGE = 3
+FAMILY_MAX_COPIES = 3  # copies of one original made by the plans above, at most
+HEADINGS_LONG = (300, 4000)  # characters of a longer heading page's text (1 k+ first)
+SIDEBAR_TEXT = (300, 1500)  # characters of a sidebar page's text when not a short text
+ARTICLE_SHARE = {"zh": 0.55, "en": 0.7}  # of the regular originals, articles (else short)
 # Releases of a versioned documentation site, newest first (one scheme per family):
 # the path segment that names the edition a page belongs to.
 RELEASES = (
@@ -119,6 +172,14 @@ RELEASES = (
 )
 DOC_SECTIONS = ("ref", "guide", "topics", "howto", "manual", "faq", "library", "admin")
 EDITION_COPY_SHARE = 0.8  # of the versioned editions, those a repost copies (once)
+# What --families chooses from: hard-negative families and the targeted copy kinds.
+ALL_FAMILIES = (
+    *FAMILY_PLAN,
+    rp.BIG_FAMILY,
+    rp.HEADINGS_FAMILY,
+    rp.SIDEBAR_FAMILY,
+    *rp.TARGETED_KINDS,
+)
 
 
 class CorpusExhausted(Exception):
@@ -136,8 +197,8 @@ class Doc:
     family: str | None
     cluster: str
     source: str
-    site: rp.Site | rp.BigSite
-    base: rp.Page | None = None  # the text without a big site's frame
+    site: rp.Site | rp.BigSite | rp.HeadingSite | rp.SidebarSite
+    base: rp.Page | None = None  # the text without a big (heading, sidebar) site's frame
     keep_form: bool = False  # never rendered as HTML afterwards (big-template pages, bare)
 
     @property
@@ -149,8 +210,16 @@ class Doc:
 
 
 class Builder:
-    def __init__(self, corpus: Corpus, days: int, per_day: int, seed: int) -> None:
+    def __init__(
+        self,
+        corpus: Corpus,
+        days: int,
+        per_day: int,
+        seed: int,
+        families: Iterable[str] | None = None,
+    ) -> None:
         self.corpus = corpus
+        self.families = set(ALL_FAMILIES if families is None else families)
         self.days = [(START + timedelta(days=i)).isoformat() for i in range(days)]
         self.per_day = per_day
         self.rng = random.Random(seed)
@@ -179,6 +248,14 @@ class Builder:
         for v in short.values():
             side.shuffle(v)
         self.short_pools = short
+        self.heading_sites = rp.make_heading_sites(random.Random(seed + 4))
+        self.sidebar_sites = rp.make_sidebar_sites(random.Random(seed + 5), by_genre)
+        self.heading_short: set[str] = set()  # ids of the short pages of heading sites
+        # Articles (300+ characters) the regular originals will draw, per language (set
+        # by build), and those left unused when the heading and sidebar pages start.
+        self.prose_reserve = {"zh": 0.0, "en": 0.0}
+        self.prose_left: dict[str, int] | None = None
+        self.sidebars: dict[str, set[rp.Sidebar]] = defaultdict(set)  # drawn, per site
         self.notice_texts: set[str] = set()
         self.url_n = 0
         self.editions: list[list[Doc]] = []  # families of versioned editions
@@ -186,6 +263,7 @@ class Builder:
         self.n_excerpts = 0
         counts: Counter[str] = Counter(p for d in corpus.docs for p in set(d.paragraphs))
         self.common = {p for p, n in counts.items() if n >= COMMON_PARAGRAPH}
+        self.shared = {p for p, n in counts.items() if n >= 2}  # not one text's own
 
     # ------------------------------------------------------------------ pools
 
@@ -218,6 +296,45 @@ class Builder:
                     self.used.add(d.key)
                     return d
         return None
+
+    def take_text(
+        self, lang: str, lo: int, hi: int, bands: tuple[str, ...] = ("article", "article_long")
+    ) -> BaseDoc | None:
+        """A base document not used yet of ``lo``-``hi`` characters from the pools of
+        these bands in turn (the last fitting one of a pool: they are shuffled)."""
+        for band in bands:
+            pool = self.pools.get((lang, band), [])
+            for i in range(len(pool) - 1, -1, -1):
+                d = pool[i]
+                if lo <= d.length <= hi and d.key not in self.used:
+                    del pool[i]
+                    self.used.add(d.key)
+                    return d
+        return None
+
+    def spare_text(
+        self, lang: str, lo: int, hi: int, bands: tuple[str, ...] = ("article", "article_long")
+    ) -> BaseDoc | None:
+        """``take_text`` for the pages of heading and sidebar sites, only while the
+        language has more unused articles than its regular originals will draw
+        (``prose_reserve``): at scale Chinese articles are scarce, and the copies of
+        long texts need them as originals."""
+        if self.prose_left is None:
+            self.prose_left = {
+                lang: sum(
+                    1
+                    for band in ("article", "article_long")
+                    for d in self.pools.get((lang, band), [])
+                    if d.key not in self.used
+                )
+                for lang in ("zh", "en")
+            }
+        if self.prose_left[lang] <= self.prose_reserve[lang]:
+            return None
+        d = self.take_text(lang, lo, hi, bands)
+        if d is not None:
+            self.prose_left[lang] -= 1
+        return d
 
     def take_short(
         self, lang: str, genres: tuple[tuple[str, float], ...]
@@ -262,7 +379,7 @@ class Builder:
                 self.ids.add(i)
                 return i
 
-    def url(self, site: rp.Site, day: str) -> str:
+    def url(self, site: rp.Site | rp.BigSite | rp.HeadingSite | rp.SidebarSite, day: str) -> str:
         self.url_n += 1
         section = self.rng.choice(("news", "article", "tech", "a", "post", "content", "doc"))
         return f"https://{site.host}/{section}/{day.replace('-', '')}/{self.url_n:06d}.html"
@@ -309,7 +426,15 @@ class Builder:
     # ------------------------------------------------------------------ hard negatives
 
     def n_groups(self, family: str) -> int:
+        if family not in self.families:
+            return 0
         return max(1, round(FAMILY_PLAN[family][0] * self.scale))
+
+    def n_plan(self, plan: dict[str, int], what: str, family: str) -> int:
+        """The planned count scaled with the records (0 when the family is left out)."""
+        if family not in self.families:
+            return 0
+        return max(1, round(plan[what] * self.scale))
 
     def size(self, family: str) -> int:
         _, lo, hi = FAMILY_PLAN[family]
@@ -407,6 +532,8 @@ class Builder:
                 members.append(self.add_original(self.page_of(d), day_of(), "short_verse", d.key))
             self.group("short_verse", members)
         self.big_originals(day_of)
+        self.heading_originals(day_of)
+        self.sidebar_originals(day_of)
 
     def versioned_family(self, fam: list[BaseDoc], day_of) -> None:
         """One page of a documentation site under several releases: one URL shape, the
@@ -461,7 +588,7 @@ class Builder:
     # ------------------------------------------------------------------ big templates
 
     def n_big(self, what: str) -> int:
-        return max(1, round(BIG_PLAN[what] * self.scale))
+        return self.n_plan(BIG_PLAN, what, rp.BIG_FAMILY)
 
     def big_originals(self, day_of) -> None:
         """Short texts published on big-template sites (family ``big_template_short``)."""
@@ -571,6 +698,282 @@ class Builder:
                         seen.add(key)
                         self.pairs.append((key[0], key[1], rp.BIG_FAMILY))
 
+    # ------------------------------------------------------------------ heading and sidebar sites
+
+    def spread(self, n: int, copies_per_day: list[int]) -> list[int]:
+        """``n`` copies over the days in proportion to the day's copies."""
+        total = sum(copies_per_day)
+        per_day = [n * c // total for c in copies_per_day]
+        per_day[-1] += n - sum(per_day)
+        return per_day
+
+    def add_framed(
+        self,
+        page: rp.Page,
+        base: rp.Page,
+        day: str,
+        family: str,
+        source: str,
+        site: rp.HeadingSite | rp.SidebarSite,
+    ) -> Doc:
+        """An original served in a heading or sidebar site's frame, as it was rendered."""
+        i = self.new_id()
+        doc = Doc(
+            i,
+            day,
+            self.fetched(day),
+            self.url(site, day),
+            page,
+            "original",
+            family,
+            i,
+            source,
+            site,
+            base,
+            True,
+        )
+        self.docs.append(doc)
+        return doc
+
+    def add_copy_doc(
+        self,
+        orig: Doc,
+        day: str,
+        page: rp.Page,
+        kind: str,
+        site: rp.Site | rp.SidebarSite,
+        base: rp.Page | None = None,
+        keep_form: bool = False,
+    ) -> Doc:
+        i = self.new_id()
+        fetched = self.fetched(day, after=orig.fetched_at)
+        url = self.url(site, day)
+        doc = Doc(
+            i, day, fetched, url, page, kind, None, orig.id, orig.source, site, base, keep_form
+        )
+        self.docs.append(doc)
+        return doc
+
+    def heading_originals(self, day_of) -> None:
+        """Pages of standard-heading sites (family ``standard_headings_short``): short
+        pages (a short text's few lines under the site's headings) and longer ones."""
+        rng = self.rng
+        fam = rp.HEADINGS_FAMILY
+        kinds = ["short"] * self.n_plan(HEADINGS_PLAN, "short", fam)
+        kinds += ["long"] * self.n_plan(HEADINGS_PLAN, "long", fam)
+        rng.shuffle(kinds)
+        for k in kinds:
+            lang = self.lang()
+            site = rng.choice(self.heading_sites[lang])
+            got: tuple[rp.Page, str] | None = None
+            if k == "short":
+                got = self.take_short(lang, site.genres)
+            else:  # an article, or a long poem when articles are scarce
+                d = self.spare_text(lang, *HEADINGS_LONG, bands=("article_long", "article"))
+                d = d or self.take_text(lang, *HEADINGS_LONG, bands=("verse",))
+                got = (self.page_of(d), d.key) if d is not None else None
+            if got is None:
+                continue
+            page, base = rp.in_heading_template(got[0], site, rng.random() < FAMILY_HTML_SHARE)
+            doc = self.add_framed(page, base, day_of(), fam, got[1], site)
+            if k == "short":
+                self.heading_short.add(doc.id)
+
+    def new_sidebar(self, site: rp.SidebarSite) -> rp.Sidebar:
+        """A sidebar the site has not shown on another page yet (it rotates)."""
+        seen = self.sidebars[site.host]
+        for _ in range(50):
+            sidebar = rp.draw_sidebar(self.rng, site)
+            if sidebar not in seen:
+                break
+        seen.add(sidebar)
+        return sidebar
+
+    def sidebar_originals(self, day_of) -> None:
+        """Pages of rotating-sidebar sites (family ``rotating_sidebar``): a medium text or
+        a short one, each page with its own draw of the sidebar."""
+        rng = self.rng
+        for _ in range(self.n_plan(SIDEBAR_PLAN, "originals", rp.SIDEBAR_FAMILY)):
+            lang = self.lang()
+            site = rng.choice(self.sidebar_sites[lang])
+            got: tuple[rp.Page, str] | None = None
+            if rng.random() < 0.5:
+                d = self.spare_text(lang, *SIDEBAR_TEXT)
+                got = (self.page_of(d), d.key) if d is not None else None
+            got = got or self.take_short(lang, site.genres)
+            if got is None:
+                continue
+            base, source = got
+            sidebar = self.new_sidebar(site)
+            page = rp.in_sidebar_template(
+                rng, base, site, sidebar, rng.random() < FAMILY_HTML_SHARE
+            )
+            self.add_framed(page, base, day_of(), rp.SIDEBAR_FAMILY, source, site)
+
+    def _live(self, docs: list[Doc], day: str) -> list[Doc]:
+        """The documents a copy fetched on ``day`` can copy."""
+        return [d for d in docs if d.day <= day and d.fetched_at < f"{day}T23:59:00Z"]
+
+    def heading_copies(self, copies_per_day: list[int]) -> list[int]:
+        """Reposts of short pages of heading sites on other sites
+        (``standard_headings_repost``); copies made per day."""
+        rng = self.rng
+        origs = [d for d in self.docs if d.id in self.heading_short]
+        n = self.n_plan(HEADINGS_PLAN, "standard_headings_repost", rp.HEADINGS_FAMILY)
+        made = [0] * len(self.days)
+        n_of: Counter[str] = Counter()
+        for di, (day, k) in enumerate(zip(self.days, self.spread(n, copies_per_day), strict=True)):
+            live = self._live(origs, day)
+            for _ in range(k):
+                live = [d for d in live if n_of[d.id] < FAMILY_MAX_COPIES]
+                if not live:
+                    break
+                orig = rng.choice(live)
+                base = orig.base_page
+                site = rng.choice(self.sites[base.lang])
+                page = rp.headings_repost(rng, base, site, orig.site.name)
+                if rng.random() < self.p_html:
+                    page = rp.render_html(rng, page, site, orig.site.name, self.titles[base.lang])
+                self.add_copy_doc(orig, day, page, "standard_headings_repost", site)
+                n_of[orig.id] += 1
+                made[di] += 1
+        return made
+
+    def sidebar_copies(self, copies_per_day: list[int]) -> list[int]:
+        """Copies of sidebar pages: the article again on the site with another rotation
+        (``sidebar_rotated``), or reposted elsewhere as any copy of its length is
+        (``add_copy``); copies made per day."""
+        rng = self.rng
+        fam = rp.SIDEBAR_FAMILY
+        origs = [d for d in self.docs if d.family == fam]
+        kinds = ["sidebar_rotated"] * self.n_plan(SIDEBAR_PLAN, "sidebar_rotated", fam)
+        kinds += ["repost"] * self.n_plan(SIDEBAR_PLAN, "reposts", fam)
+        rng.shuffle(kinds)
+        k_iter = iter(kinds)
+        made = [0] * len(self.days)
+        n_of: Counter[str] = Counter()
+        per_day = self.spread(len(kinds), copies_per_day)
+        for di, (day, k) in enumerate(zip(self.days, per_day, strict=True)):
+            live = self._live(origs, day)
+            for _ in range(k):
+                kind = next(k_iter)
+                live = [d for d in live if n_of[d.id] < FAMILY_MAX_COPIES]
+                if not live:
+                    break
+                orig = rng.choice(live)
+                if kind == "sidebar_rotated":
+                    assert isinstance(orig.site, rp.SidebarSite)
+                    page = rp.in_sidebar_template(
+                        rng,
+                        orig.base_page,
+                        orig.site,
+                        self.new_sidebar(orig.site),
+                        orig.page.html is not None,
+                    )
+                    self.add_copy_doc(orig, day, page, kind, orig.site, orig.base_page, True)
+                else:
+                    self.add_copy(orig, day)
+                n_of[orig.id] += 1
+                made[di] += 1
+        return made
+
+    def family_pairs(self, family: str) -> None:
+        """Pairs of documents that carry one site's furniture with different texts (the
+        site's pages, and the reposts of heading pages, which keep the headings): each
+        with ``FAMILY_PAIRS_PER_PAGE`` others, a short page of a heading site (or its
+        repost) first with one of the site's longer pages."""
+        rng = self.rng
+        by_id = {d.id: d for d in self.docs}
+        by_site: dict[str, list[Doc]] = defaultdict(list)
+        for d in self.docs:
+            orig = by_id[d.cluster]
+            framed = isinstance(d.site, (rp.HeadingSite, rp.SidebarSite))
+            if orig.family == family and (framed or d.kind in rp.HEADINGS_KINDS):
+                by_site[orig.site.host].append(d)
+        seen: set[tuple[str, str]] = set()
+        for host in sorted(by_site):
+            pages = by_site[host]
+            longer = [d for d in pages if d.kind == "original" and d.id not in self.heading_short]
+            for d in pages:
+                picks = []
+                if d.cluster in self.heading_short and longer:
+                    picks.append(rng.choice(longer))
+                while len(picks) < FAMILY_PAIRS_PER_PAGE:
+                    for _try in range(10):
+                        o = rng.choice(pages)
+                        if o.cluster != d.cluster:
+                            picks.append(o)
+                            break
+                    else:
+                        break
+                for o in picks:
+                    key = (d.id, o.id) if d.id < o.id else (o.id, d.id)
+                    if key not in seen:
+                        seen.add(key)
+                        self.pairs.append((key[0], key[1], family))
+
+    def targeted_copies(
+        self, regular: list[Doc], copies_per_day: list[int], n_copies_of: Counter[str]
+    ) -> tuple[list[int], int]:
+        """Copies of the regular originals that suit a targeted kind: a poem or list
+        reflowed on one line after a prefix (``reflowed_after_prefix``), one to three
+        paragraphs of a long article (``short_excerpt``). Copies made per day, and how
+        many of them are Chinese."""
+        rng = self.rng
+        kinds = [k for k in rp.TARGETED_KINDS for _ in range(self.n_plan(TARGETED_PLAN, k, k))]
+        rng.shuffle(kinds)
+        fits = {
+            "reflowed_after_prefix": [d for d in regular if rp.reflowable(d.base_page)],
+            "short_excerpt": [
+                d
+                for d in regular
+                if len(d.base_page.text) >= EXCERPT_MIN
+                and rp.excerpt_spans(d.base_page, self.shared)
+            ],
+        }
+        # Each copy's language is drawn as the set's (the other when none fits).
+        by_lang = {
+            (kind, lang): [d for d in docs if d.page.lang == lang]
+            for kind, docs in fits.items()
+            for lang in ("zh", "en")
+        }
+        k_iter = iter(kinds)
+        made = [0] * len(self.days)
+        zh = 0
+        per_day = self.spread(len(kinds), copies_per_day)
+        for di, (day, k) in enumerate(zip(self.days, per_day, strict=True)):
+            live = {key: self._live(docs, day) for key, docs in by_lang.items()}
+            for _ in range(k):
+                kind = next(k_iter)
+                lang = self.lang()
+                orig = None
+                for cands in (live[(kind, lang)], live[(kind, "en" if lang == "zh" else "zh")]):
+                    while cands:
+                        j = rng.randrange(len(cands))
+                        if n_copies_of[cands[j].id] < FAMILY_MAX_COPIES:
+                            orig = cands[j]
+                            break
+                        cands[j] = cands[-1]
+                        cands.pop()
+                    if orig is not None:
+                        break
+                if orig is None:
+                    continue
+                base = orig.base_page
+                site = rng.choice([s for s in self.sites[base.lang] if s != orig.site])
+                src = orig.site.name
+                if kind == "short_excerpt":
+                    page = rp.short_excerpt(rng, base, site, src, self.shared)
+                else:
+                    page = rp.reflowed_after_prefix(rng, base, site, src)
+                if rng.random() < self.p_html:
+                    page = rp.render_html(rng, page, site, src, self.titles[base.lang])
+                self.add_copy_doc(orig, day, page, kind, site)
+                n_copies_of[orig.id] += 1
+                made[di] += 1
+                zh += base.lang == "zh"
+        return made, zh
+
     # ------------------------------------------------------------------ main
 
     def build(self) -> None:
@@ -589,6 +992,9 @@ class Builder:
             * self.scale
             * (BIG_PLAN["originals"] + BIG_PLAN["short_in_other_template"])
         )
+        framed = HEADINGS_PLAN["short"] + HEADINGS_PLAN["long"]  # pages in their site's frame
+        framed += SIDEBAR_PLAN["originals"] + SIDEBAR_PLAN["sidebar_rotated"]
+        forced += FAMILY_HTML_SHARE * self.scale * framed
         self.p_html = max(0.0, (HTML_SHARE * n_total - forced) / (n_total - forced))
 
         day_slots: list[str] = []
@@ -600,15 +1006,34 @@ class Builder:
         def day_of() -> str:
             return next(slot)
 
+        # The articles the regular originals will draw: the originals less those the
+        # plans make (hard-negative groups at their mean size), at ARTICLE_SHARE.
+        planned = sum(self.n_groups(f) * (lo + hi) / 2 for f, (_n, lo, hi) in FAMILY_PLAN.items())
+        planned += self.n_big("originals")
+        planned += self.n_plan(HEADINGS_PLAN, "short", rp.HEADINGS_FAMILY)
+        planned += self.n_plan(HEADINGS_PLAN, "long", rp.HEADINGS_FAMILY)
+        planned += self.n_plan(SIDEBAR_PLAN, "originals", rp.SIDEBAR_FAMILY)
+        n_regular_est = max(0.0, sum(originals_per_day) - planned)
+        self.prose_reserve = {
+            "zh": n_regular_est * ZH_SHARE * ARTICLE_SHARE["zh"],
+            "en": n_regular_est * (1 - ZH_SHARE) * ARTICLE_SHARE["en"],
+        }
         self.hard_negatives(day_of)
         n_hard = len(self.docs)
         zh_hard = sum(1 for d in self.docs if d.page.lang == "zh")
         big_made = self.big_copies(copies_per_day)
         # Reposts of versioned editions count with the big-template copies below.
         edition_made = self.edition_copies()
-        big_made = [b + e for b, e in zip(big_made, edition_made, strict=True)]
+        # So do the copies of pages of standard-heading and sidebar sites.
+        heading_made = self.heading_copies(copies_per_day)
+        sidebar_made = self.sidebar_copies(copies_per_day)
+        big_made = [
+            sum(x) for x in zip(big_made, edition_made, heading_made, sidebar_made, strict=True)
+        ]
         zh_big = sum(1 for d in self.docs[n_hard:] if d.page.lang == "zh")
         self.big_pairs()
+        self.family_pairs(rp.HEADINGS_FAMILY)
+        self.family_pairs(rp.SIDEBAR_FAMILY)
         zh_copies = round(ZH_SHARE * n_copies)
         n_regular = sum(originals_per_day) - n_hard
         zh_regular = min(n_regular, max(0, round(ZH_SHARE * n_total) - zh_hard - zh_copies))
@@ -628,7 +1053,7 @@ class Builder:
         rng.shuffle(langs)
         regular: list[Doc] = []
         for lang in langs:
-            band = "article" if rng.random() < (0.55 if lang == "zh" else 0.7) else "short"
+            band = "article" if rng.random() < ARTICLE_SHARE[lang] else "short"
             other_band = "short" if band == "article" else "article"
             d = self.take(lang, band) or self.take(lang, other_band)
             if d is None:
@@ -639,9 +1064,15 @@ class Builder:
                 raise CorpusExhausted("corpus exhausted: lower --per-day")
             regular.append(self.add_original(self.page_of(d), day_of(), None, d.key))
 
+        # The targeted kinds first (they count in the copies and their languages).
+        n_copies_of: Counter[str] = Counter()
+        targeted_made, zh_targeted = self.targeted_copies(regular, copies_per_day, n_copies_of)
+        n_copies -= sum(targeted_made)
+        zh_copies = min(n_copies, max(0, zh_copies - zh_targeted))
+        big_made = [b + t for b, t in zip(big_made, targeted_made, strict=True)]
+
         # Copies: popular originals get many (Pareto weights); short texts ~15 % of copies.
         weight = {d.id: rng.paretovariate(1.3) for d in regular}
-        n_copies_of: Counter[str] = Counter()
         copy_langs = ["zh"] * zh_copies + ["en"] * (n_copies - zh_copies)
         rng.shuffle(copy_langs)
         cl = iter(copy_langs)
@@ -836,6 +1267,27 @@ def summarize(builder: Builder) -> dict:
             s["originals"] += d.kind == "original"
             s["html"] += d.page.html is not None
             s["block_longer_than_text"] += d.site.block_chars > len(d.base_page.text)
+    fam_sites: dict[str, dict] = {}
+    for d in docs:
+        if isinstance(d.site, (rp.HeadingSite, rp.SidebarSite)):
+            f = fam_sites.setdefault(
+                d.site.host,
+                {
+                    "name": d.site.name,
+                    "lang": d.site.lang,
+                    "family": rp.HEADINGS_FAMILY
+                    if isinstance(d.site, rp.HeadingSite)
+                    else rp.SIDEBAR_FAMILY,
+                    "pages": 0,
+                    "originals": 0,
+                    "short": 0,
+                    "html": 0,
+                },
+            )
+            f["pages"] += 1
+            f["originals"] += d.kind == "original"
+            f["short"] += d.id in builder.heading_short
+            f["html"] += d.page.html is not None
     return {
         "records": n,
         "per_day": dict(sorted(Counter(d.day for d in docs).items())),
@@ -855,6 +1307,7 @@ def summarize(builder: Builder) -> dict:
             ">20k": sum(1 for x in lens if x > 20000),
         },
         "big_template_sites": dict(sorted(big.items())),
+        "heading_and_sidebar_sites": dict(sorted(fam_sites.items())),
         "clusters_with_copies": len({d.cluster for d in docs if d.kind != "original"}),
         "largest_cluster": max(Counter(d.cluster for d in docs).values()),
     }
@@ -866,9 +1319,22 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--days", type=int, default=3)
     ap.add_argument("--per-day", type=int, default=1600)
     ap.add_argument("--seed", type=int, default=13)
+    ap.add_argument(
+        "--families",
+        default="all",
+        help="comma list of the hard-negative families and targeted copy kinds to make "
+        f"(default all: {', '.join(ALL_FAMILIES)})",
+    )
     args = ap.parse_args(argv)
     if args.days < 1 or args.per_day < 50:
         ap.error("--days must be >= 1 and --per-day >= 50")
+    if args.families.strip() == "all":
+        families = list(ALL_FAMILIES)
+    else:
+        families = [f.strip() for f in args.families.split(",") if f.strip()]
+        unknown = sorted(set(families) - set(ALL_FAMILIES))
+        if unknown:
+            ap.error(f"unknown --families {', '.join(unknown)} (known: {', '.join(ALL_FAMILIES)})")
 
     def log(msg: str) -> None:
         print(f"# {msg}", file=sys.stderr, flush=True)
@@ -879,7 +1345,7 @@ def main(argv: list[str] | None = None) -> int:
     # The core sources first: a build they can fill alone does not depend on the
     # sources added for scale. Otherwise the whole corpus, from the same seed.
     corpus = full.subset(CORE_SOURCES)
-    builder = Builder(corpus, args.days, args.per_day, args.seed)
+    builder = Builder(corpus, args.days, args.per_day, args.seed, families)
     try:
         builder.build()
         enough = not builder.short_of_lang
@@ -888,7 +1354,7 @@ def main(argv: list[str] | None = None) -> int:
     if not enough:
         log("core sources too few for this build: using every source")
         corpus = full
-        builder = Builder(corpus, args.days, args.per_day, args.seed)
+        builder = Builder(corpus, args.days, args.per_day, args.seed, families)
         try:
             builder.build()
         except CorpusExhausted as exc:
@@ -898,7 +1364,12 @@ def main(argv: list[str] | None = None) -> int:
         builder,
         args.out,
         corpus,
-        {"days": args.days, "per_day": args.per_day, "seed": args.seed},
+        {
+            "days": args.days,
+            "per_day": args.per_day,
+            "seed": args.seed,
+            "families": [f for f in ALL_FAMILIES if f in families],
+        },
         seconds,
     )
     total = time.perf_counter() - t0
@@ -919,6 +1390,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"  {host:34s} {b['lang']} {b['block_lines']:3d} / {b['block_chars']:5d}; "
               f"{b['pages']:5d} {b['originals']:5d} {b['html']:5d} "
               f"{b['block_longer_than_text']:5d}")  # fmt: skip
+    print("heading and sidebar sites (pages, originals, short, html):")
+    for host, f in summary["heading_and_sidebar_sites"].items():
+        print(f"  {host:34s} {f['lang']} {f['family']:24s} {f['pages']:5d} "
+              f"{f['originals']:5d} {f['short']:5d} {f['html']:5d}")  # fmt: skip
     print(f"clusters with copies: {summary['clusters_with_copies']}, "
           f"largest cluster: {summary['largest_cluster']}")  # fmt: skip
     return 0

@@ -15,6 +15,18 @@ Big-template sites (``make_big_sites``): sites whose fixed header, navigation, r
 links and footer (15-40 lines, longer than a short text) frame every page;
 ``in_big_template`` serves a short text there (as text extraction or as HTML), and
 ``BIG_KINDS`` are its copies: the same text in another big site's frame, or bare.
+
+``TARGETED_KINDS`` (``reflowed_after_prefix``: a poem's or list's lines on one line
+after a prefix; ``short_excerpt``: one to three paragraphs of a long article) are copy
+kinds the builder makes only from the originals that suit them (``reflowable``,
+``excerpt_spans``), never at random (they are not in ``LONG_KINDS``).
+
+Standard-heading sites (``make_heading_sites``: man-page and help-centre sites) put
+their section headings, credit lines and footer on every page (``in_heading_template``);
+``headings_repost`` is a short page reposted elsewhere (``HEADINGS_KINDS``).
+Rotating-sidebar sites (``make_sidebar_sites``) put a "related" sidebar of real titles
+on every page, drawn anew for each (``draw_sidebar``, ``in_sidebar_template``);
+``SIDEBAR_KINDS`` is the same article served again with another rotation.
 """
 
 from __future__ import annotations
@@ -23,7 +35,7 @@ import html as _html
 import random
 import re
 import unicodedata
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 # --------------------------------------------------------------------------- model
@@ -563,6 +575,139 @@ def short_text(
     return render_html(rng, page, site, src, titles)
 
 
+# Reflowed verse or lists: a repost that runs the lines of a poem (or the items of a list)
+# together on one line after a prefix, as chat and microblog posts do.
+ZH_REFLOW_PREFIXES = ("原文：", "全文：", "分享一首：", "今日推荐：", "抄录如下：")
+EN_REFLOW_PREFIXES = ("Quote: ", "Today's quote: ", "Found this: ", "Worth reading: ")
+REFLOW_LINE_MAX = 120  # characters of one line of a text that is reflowed
+REFLOW_TEXT_MAX = 600
+_EN_AUTHOR = re.compile(r"(?:^|\s)(?:--+|—|―)\s*([A-Z][\w.'\- ]{1,40}?)\s*$")
+
+
+def reflow_parts(page: Page) -> tuple[str | None, list[str]]:
+    """The author of a poem or quote (a Chinese "作者：" first line; an English
+    "-- Name" last line, or ending the last line) and its lines without it."""
+    lines = [p.strip() for p in paragraphs(page.text)]
+    if page.lang == "zh" and lines and lines[0].startswith("作者："):
+        return lines[0][3:].strip() or None, lines[1:]
+    if page.lang == "en" and lines:
+        m = _EN_AUTHOR.search(lines[-1])
+        if m and len(m.group(1).split()) <= 5:
+            last = lines[-1][: m.start()].strip()
+            return m.group(1), lines[:-1] + ([last] if last else [])
+    return None, lines
+
+
+def reflowable(page: Page) -> bool:
+    """Whether a text reads as verse or a list: two lines or more, each short."""
+    _author, lines = reflow_parts(page)
+    return (
+        len(lines) >= 2
+        and len(page.text) <= REFLOW_TEXT_MAX
+        and all(len(x) <= REFLOW_LINE_MAX for x in lines)
+    )
+
+
+def reflowed_after_prefix(rng: random.Random, page: Page, site: Site, src: str = "") -> Page:
+    """The lines joined on ONE line after a prefix: "作者：李白 " / "By Name: " when the
+    text names its author, else a site's "原文：" / "Quote: "."""
+    author, lines = reflow_parts(page)
+    zh = page.lang == "zh"
+    if author:
+        prefix = f"作者：{author} " if zh else f"By {author}: "
+    else:
+        prefix = rng.choice(ZH_REFLOW_PREFIXES if zh else EN_REFLOW_PREFIXES)
+    sep = rng.choice(("", " ", "\u3000") if zh else (" ", " / ", "  "))
+    return replace(page, text=prefix + sep.join(lines), html=None)
+
+
+# Short excerpts: one to three consecutive paragraphs of a longer article quoted on
+# another page, with the quoting page's own intro line and credit line at times.
+ZH_EXCERPT_INTROS = (
+    "以下文字摘自《{title}》：",
+    "摘录一段：",
+    "读到一段话，分享给大家：",
+    "《{title}》中有这样一段：",
+)
+ZH_EXCERPT_CREDITS = (
+    "（节选自{src}《{title}》）",
+    "——摘自《{title}》",
+    "原文见{src}。",
+    "（摘自{src}，有删节）",
+)
+EN_EXCERPT_INTROS = (
+    "From \u201c{title}\u201d:",
+    "A passage worth quoting:",
+    "Here is how \u201c{title}\u201d puts it:",
+    "Quoted from {src}:",
+)
+EN_EXCERPT_CREDITS = (
+    "(Excerpted from \u201c{title}\u201d, {src}.)",
+    "\u2014 from {src}",
+    "Read the full piece at {src}.",
+    "Source: {src}",
+)
+SHORT_EXCERPT_MAX_SHARE = 0.25  # of the article's characters, at most
+_EXCERPT_PARA_MIN = {"zh": 15, "en": 40}  # characters of each quoted paragraph
+_EXCERPT_MIN = {"zh": 60, "en": 150}  # characters quoted in all
+
+
+def excerpt_spans(
+    page: Page, skip: frozenset[str] | set[str] = frozenset()
+) -> list[tuple[int, int]]:
+    """Runs ``paragraphs[a:b]`` of one to three paragraphs that a short excerpt may
+    quote: each paragraph of some length and not in ``skip`` (paragraphs other texts
+    share), together long enough to identify and at most ``SHORT_EXCERPT_MAX_SHARE``
+    of the article."""
+    paras = paragraphs(page.text)
+    most = SHORT_EXCERPT_MAX_SHARE * len(page.text)
+    lo, para_min = _EXCERPT_MIN[page.lang], _EXCERPT_PARA_MIN[page.lang]
+    out = []
+    for a in range(len(paras)):
+        size = 0
+        for b in range(a + 1, min(a + 3, len(paras)) + 1):
+            p = paras[b - 1]
+            if p in skip or len(p) < para_min:
+                break
+            size += len(p)
+            if size > most:
+                break
+            if size >= lo:
+                out.append((a, b))
+    return out
+
+
+def short_excerpt(
+    rng: random.Random,
+    page: Page,
+    site: Site,
+    src: str = "",
+    skip: frozenset[str] | set[str] = frozenset(),
+) -> Page:
+    """One to three consecutive paragraphs of the article (``excerpt_spans``; the
+    longest paragraph when no run fits), sometimes after an intro line and before a
+    credit line of the quoting site."""
+    paras = paragraphs(page.text)
+    spans = excerpt_spans(page, skip)
+    if spans:
+        a, b = rng.choice(spans)
+    else:
+        a = max(range(len(paras)), key=lambda i: len(paras[i])) if paras else 0
+        b = a + 1
+    zh = page.lang == "zh"
+    fill = {"title": page.title, "src": src or site.name}
+    lines = []
+    if rng.random() < 0.4:
+        lines.append(rng.choice(ZH_EXCERPT_INTROS if zh else EN_EXCERPT_INTROS).format(**fill))
+    lines += paras[a:b]
+    if rng.random() < 0.6:
+        lines.append(rng.choice(ZH_EXCERPT_CREDITS if zh else EN_EXCERPT_CREDITS).format(**fill))
+    title = page.title
+    if rng.random() < 0.3:
+        title = f"摘录｜{page.title}" if zh else f"Excerpt: {page.title}"
+    return replace(page, title=title, text=join(lines), html=None)
+
+
 CopyFn = Callable[..., Page]
 COPY_KINDS: dict[str, CopyFn] = {
     "exact_mirror": exact_mirror,
@@ -577,8 +722,13 @@ COPY_KINDS: dict[str, CopyFn] = {
     "small_edits": small_edits,
     "excerpt": excerpt,
     "short_text": short_text,
+    "reflowed_after_prefix": reflowed_after_prefix,
+    "short_excerpt": short_excerpt,
 }
-LONG_KINDS = tuple(k for k in COPY_KINDS if k != "short_text")
+# Kinds the builder makes from the originals that suit them, at a planned count (a
+# poem or list reflowed; one to three paragraphs of a long article), not at random.
+TARGETED_KINDS = ("reflowed_after_prefix", "short_excerpt")
+LONG_KINDS = tuple(k for k in COPY_KINDS if k != "short_text" and k not in TARGETED_KINDS)
 TAKES_TITLES = {"site_boilerplate", "rerender_html", "short_text"}
 
 
@@ -601,6 +751,9 @@ HARD_FAMILIES = (
     "same_copyright_tail",
     "short_verse",
     "big_template_short",
+    "versioned_editions",
+    "standard_headings_short",
+    "rotating_sidebar",
 )
 
 ZH_ABOUT = (
@@ -1173,3 +1326,422 @@ def short_plain(rng: random.Random, page: Page, site: Site, src: str = "") -> Pa
         credit = f"（来源：{src}）" if zh else f"(via {src})"
         return replace(page, text=join([page.text, credit]))
     return page
+
+
+# --------------------------------------------------------------------------- standard headings
+
+# Man-page and help-centre sites: every page carries the site's standard section
+# headings ("NAME", "DESCRIPTION", "SEE ALSO", "KEYWORDS", "相关条目", "参见", a
+# translator's credit lines ...) and footer, and a short page has only its name line
+# and a few lines of its own under them. Two such pages are different documents
+# (family ``standard_headings_short``), a short one is not part of a longer one of the
+# site; a repost of a short page elsewhere (``standard_headings_repost``) is a copy.
+
+HEADINGS_FAMILY = "standard_headings_short"
+HEADINGS_KINDS = ("standard_headings_repost",)
+
+
+@dataclass(frozen=True)
+class HeadingSite:
+    name: str
+    host: str
+    lang: str
+    genres: tuple[tuple[str, float], ...]  # the short texts it publishes (corpus genres)
+    top: tuple[str, ...]  # header lines above the page's title
+    name_heading: str | None  # the heading above the page's name line ("NAME"), or none
+    text_heading: str  # the heading above the page's own lines ("DESCRIPTION")
+    sections: tuple[tuple[str, tuple[str, ...]], ...]  # standard headings after, fixed lines
+    bottom: tuple[str, ...]  # footer lines
+    title_form: str  # the <title> of a page
+
+    @property
+    def furniture(self) -> tuple[str, ...]:
+        """Every line the site puts on each page, whatever the page says."""
+        heads = (self.name_heading,) if self.name_heading else ()
+        secs = tuple(x for h, ls in self.sections for x in (h, *ls))
+        return (*self.top, *heads, self.text_heading, *secs, *self.bottom)
+
+
+_HEADING_SPECS: tuple[dict, ...] = (
+    {
+        "name": "Linux 中文手册",
+        "host": "linux-shouce.cn",
+        "lang": "zh",
+        "genres": (("manpage", 0.6), ("manual", 0.4)),
+        "top": (
+            "Linux 中文手册 — 命令、系统调用与配置文件的中文说明",
+            "首页 | 用户命令 | 系统调用 | 库函数 | 文件格式 | 系统管理 | 关于本站",
+            "当前位置：首页 > 手册页 > 正文",
+        ),
+        "name_heading": "名称 NAME",
+        "text_heading": "描述 DESCRIPTION",
+        "sections": (
+            ("参见 SEE ALSO", ("man(1), info(1), apropos(1)",)),
+            ("关键字 KEYWORDS", ()),
+            ("[中文版维护人]", ("{editor} <{mail}@linux-shouce.cn>",)),
+            ("[中文版最新更新]", ("{date}",)),
+            ("《Linux 中文手册翻译计划》：", ("https://linux-shouce.cn/translate",)),
+            ("跋", ("本页面中文版由 Linux 中文手册翻译计划提供。",)),
+        ),
+        "bottom": (
+            "关于本站 | 联系我们 | 参与翻译 | 报告错误 | 网站地图",
+            "本站手册页依照原软件的许可证发布，译文版权归各译者所有。",
+            "Copyright © {year}-2026 Linux 中文手册 版权所有",
+            "京ICP备{icp}号-1",
+        ),
+        "title_form": "{t} - Linux 中文手册",
+    },
+    {
+        "name": "云帆软件帮助中心",
+        "host": "help.yunfan-soft.cn",
+        "lang": "zh",
+        "genres": (("help", 0.4), ("manual", 0.4), ("manpage", 0.2)),
+        "top": (
+            "云帆软件帮助中心",
+            "首页 | 快速入门 | 常见问题 | 操作指南 | 下载中心 | 联系客服",
+            "搜索帮助文档",
+            "当前位置：帮助中心 > 常见问题 > 正文",
+        ),
+        "name_heading": None,
+        "text_heading": "说明",
+        "sections": (
+            ("相关条目", ("返回目录",)),
+            ("参见", ("常见问题汇总", "联系技术支持")),
+            ("关键词", ()),
+            ("本文是否对您有帮助？", ("有帮助 | 没帮助",)),
+        ),
+        "bottom": (
+            "仍有疑问？请拨打客服热线 400-{phone} 或在线提交工单。",
+            "Copyright © {year}-2026 云帆软件 版权所有",
+            "粤ICP备{icp}号",
+        ),
+        "title_form": "{t}_云帆软件帮助中心",
+    },
+    {
+        "name": "ManPages Online",
+        "host": "manpages-online.example.org",
+        "lang": "en",
+        "genres": (("manpage", 0.4), ("pydoc", 0.3), ("perldoc", 0.3)),
+        "top": (
+            "ManPages Online — Linux and Unix manual pages",
+            "Home | Commands | System calls | Library | File formats | Admin | About",
+        ),
+        "name_heading": "NAME",
+        "text_heading": "DESCRIPTION",
+        "sections": (
+            ("SEE ALSO", ("man(1), apropos(1), info(1)",)),
+            ("KEYWORDS", ()),
+            (
+                "COLOPHON",
+                (
+                    "This page is part of the ManPages Online collection. A description of "
+                    "the collection and how to report bugs is on the About page.",
+                ),
+            ),
+        ),
+        "bottom": (
+            "Home | Search | Contribute | Report an error | Privacy",
+            "© {year}–2026 ManPages Online. Pages are distributed under their original licenses.",
+        ),
+        "title_form": "{t} — ManPages Online",
+    },
+    {
+        "name": "Riverside Apps Help Center",
+        "host": "help.riverside-apps.example.com",
+        "lang": "en",
+        "genres": (("help", 0.3), ("flask", 0.3), ("pydoc", 0.2), ("manual", 0.2)),
+        "top": (
+            "Riverside Apps Help Center",
+            "Getting started | Account | Billing | Troubleshooting | Contact support",
+            "Search help articles",
+        ),
+        "name_heading": None,
+        "text_heading": "Overview",
+        "sections": (
+            ("Related topics", ("Getting started",)),
+            ("See also", ("Contact support",)),
+            ("Keywords", ()),
+            ("Was this article helpful?", ("Yes | No",)),
+        ),
+        "bottom": (
+            "Still need help? Submit a request and our team will reply within one business day.",
+            "© {year}–2026 Riverside Apps, Inc. All rights reserved.",
+            "Terms | Privacy | Cookie settings",
+        ),
+        "title_form": "{t} | Riverside Apps Help Center",
+    },
+)
+
+
+def make_heading_sites(rng: random.Random) -> dict[str, list[HeadingSite]]:
+    """The standard-heading sites of each language, their furniture fixed for the seed."""
+    out: dict[str, list[HeadingSite]] = {"zh": [], "en": []}
+    for spec in _HEADING_SPECS:
+        fill = {
+            "editor": rng.choice(ZH_EDITORS),
+            "mail": f"tr{rng.randint(100, 999)}",
+            "date": f"{rng.randint(2003, 2012)}/{rng.randint(1, 12):02d}/{rng.randint(1, 28):02d}",
+            "year": rng.randint(2003, 2014),
+            "icp": rng.randint(10000000, 99999999),
+            "phone": f"{rng.randint(100, 999)}-{rng.randint(1000, 9999)}",
+        }
+        out[spec["lang"]].append(
+            HeadingSite(
+                spec["name"],
+                spec["host"],
+                spec["lang"],
+                spec["genres"],
+                tuple(x.format(**fill) for x in spec["top"]),
+                spec["name_heading"],
+                spec["text_heading"],
+                tuple((h, tuple(x.format(**fill) for x in ls)) for h, ls in spec["sections"]),
+                tuple(x.format(**fill) for x in spec["bottom"]),
+                spec["title_form"],
+            )
+        )
+    return out
+
+
+def headings_body(page: Page, site: HeadingSite) -> str:
+    """The page's lines between the site's header and footer: the standard headings,
+    the name line and the page's own paragraphs under them."""
+    lines = [site.name_heading, page.title] if site.name_heading else []
+    lines += [site.text_heading, *paragraphs(page.text)]
+    for heading, fixed in site.sections:
+        lines += [heading, *fixed]
+    return join(lines)
+
+
+def headings_html(page: Page, body: str, site: HeadingSite, title: str) -> str:
+    esc = _html.escape
+    heads = {site.name_heading, site.text_heading, *(h for h, _ls in site.sections)}
+    main = "\n".join(
+        f"<h2>{esc(x)}</h2>" if x in heads else f"<p>{esc(x)}</p>" for x in paragraphs(body)
+    )
+    top = "\n".join(f'<div class="top-{k}">{esc(x)}</div>' for k, x in enumerate(site.top))
+    foot = "\n".join(f"<p>{esc(x)}</p>" for x in site.bottom)
+    lang = "zh-CN" if site.lang == "zh" else "en"
+    return (
+        f'<!DOCTYPE html>\n<html lang="{lang}"><head><meta charset="utf-8">'
+        f"<title>{esc(title)}</title></head>\n<body>\n"
+        f'<header class="site-header">\n{top}\n</header>\n'
+        f'<main class="doc">\n<h1>{esc(page.title)}</h1>\n{main}\n</main>\n'
+        f'<footer class="site-footer">\n{foot}\n</footer>\n</body></html>\n'
+    )
+
+
+def in_heading_template(page: Page, site: HeadingSite, as_html: bool) -> tuple[Page, Page]:
+    """The page as the site serves it (as HTML, or as a text extraction has it: header,
+    title, headings and own lines, footer) and its base (the lines between header and
+    footer, what a repost copies)."""
+    body = headings_body(page, site)
+    base = Page(page.title, body, page.lang)
+    title = site.title_form.format(t=page.title, site=site.name)
+    if as_html:
+        return replace(base, title=title, html=headings_html(page, body, site, title)), base
+    return Page(title, join([*site.top, page.title, body, *site.bottom]), page.lang), base
+
+
+def headings_repost(rng: random.Random, page: Page, site: Site, src: str = "") -> Page:
+    """A short page of a standard-heading site reposted on another site: its headings
+    and lines, under a source line or above a credit."""
+    page = replace(page, html=None)
+    if rng.random() < 0.6:
+        return replace(page, text=join([source_line_text(rng, page, site, src), page.text]))
+    credit = f"（来源：{src}）" if page.lang == "zh" else f"(Source: {src})"
+    return replace(page, text=join([page.text, credit]))
+
+
+# --------------------------------------------------------------------------- rotating sidebars
+
+# Sites whose template puts a "related articles" sidebar of real corpus titles on every
+# page, a different subset in a different order on each page: many pages share many
+# lines that are not their content (family ``rotating_sidebar``). ``sidebar_rotated``
+# is the same article served again by the site (another URL) with another rotation.
+
+SIDEBAR_FAMILY = "rotating_sidebar"
+SIDEBAR_KINDS = ("sidebar_rotated",)
+
+
+@dataclass(frozen=True)
+class SidebarSite:
+    name: str
+    host: str
+    lang: str
+    genres: tuple[tuple[str, float], ...]
+    top: tuple[str, ...]
+    bottom: tuple[str, ...]
+    lists: tuple[tuple[str, int, int], ...]  # sidebar heading, fewest and most titles
+    pool: tuple[str, ...]  # the real titles the sidebar rotates through
+    sidebar_first: bool  # a left column: its lines come before the article's
+    title_form: str
+
+
+Sidebar = tuple[tuple[str, tuple[str, ...]], ...]
+
+_SIDEBAR_SPECS: tuple[dict, ...] = (
+    {
+        "name": "溪山读书笔记",
+        "host": "xishan-dushu.cn",
+        "lang": "zh",
+        "genres": (("saying", 0.5), ("verse", 0.3), ("manual", 0.2)),
+        "top": (
+            "溪山读书笔记 — 读书、摘抄与随想",
+            "首页 | 读书 | 摘抄 | 诗词 | 随笔 | 归档 | 关于",
+        ),
+        "bottom": (
+            "本站文章除注明外均为原创，转载请注明出处。",
+            "© {year}-2026 溪山读书笔记 · 蜀ICP备{icp}号",
+        ),
+        "lists": (("相关文章", 5, 7), ("猜你喜欢", 4, 6)),
+        "sidebar_first": False,
+        "title_form": "{t} | 溪山读书笔记",
+    },
+    {
+        "name": "码上学堂",
+        "host": "mashang-xuetang.com",
+        "lang": "zh",
+        "genres": (("manual", 0.5), ("manpage", 0.5)),
+        "top": (
+            "码上学堂 — 编程与运维教程",
+            "首页 | Linux | Python | 数据库 | 运维 | 问答 | 专题",
+            "登录 | 注册",
+        ),
+        "bottom": (
+            "关于我们 | 投稿 | 联系方式 | 隐私政策",
+            "Copyright © {year}-2026 码上学堂 沪ICP备{icp}号",
+        ),
+        "lists": (("相关教程", 5, 8), ("热门文章", 4, 6)),
+        "sidebar_first": True,
+        "title_form": "{t}_码上学堂",
+    },
+    {
+        "name": "Fieldnotes Magazine",
+        "host": "fieldnotes.example.org",
+        "lang": "en",
+        "genres": (("fortune", 0.6), ("manual", 0.4)),
+        "top": ("Fieldnotes Magazine", "Home | Essays | Notes | Quotes | Archive | About"),
+        "bottom": (
+            "Fieldnotes Magazine is reader-supported. Subscribe to the weekly letter.",
+            "© {year}–2026 Fieldnotes Magazine",
+        ),
+        "lists": (("Related articles", 5, 7), ("You might also like", 4, 6)),
+        "sidebar_first": False,
+        "title_form": "{t} | Fieldnotes Magazine",
+    },
+    {
+        "name": "Stack Garden Tutorials",
+        "host": "stackgarden.example.com",
+        "lang": "en",
+        "genres": (("pydoc", 0.5), ("flask", 0.3), ("manual", 0.2)),
+        "top": (
+            "Stack Garden Tutorials",
+            "Tutorials | Python | Web | Linux | Databases | Newsletter",
+            "Sign in | Join",
+        ),
+        "bottom": (
+            "About | Write for us | Privacy | Terms",
+            "© {year}–2026 Stack Garden. Code samples are MIT licensed.",
+        ),
+        "lists": (("Related tutorials", 5, 8), ("Popular this week", 4, 6)),
+        "sidebar_first": True,
+        "title_form": "{t} - Stack Garden Tutorials",
+    },
+)
+SIDEBAR_POOL = (16, 20)  # titles a site's sidebar rotates through
+
+
+def make_sidebar_sites(
+    rng: random.Random, titles: Mapping[tuple[str, str], Sequence[str]]
+) -> dict[str, list[SidebarSite]]:
+    """The rotating-sidebar sites of each language; a site's pool is real titles of the
+    genres it publishes (any titles of the language when those are too few)."""
+    out: dict[str, list[SidebarSite]] = {"zh": [], "en": []}
+    for spec in _SIDEBAR_SPECS:
+        lang = spec["lang"]
+        pool = sorted({t for g, _w in spec["genres"] for t in titles.get((lang, g), ())})
+        k = rng.randint(*SIDEBAR_POOL)
+        if len(pool) < k:
+            pool = sorted({t for (lg, _g), ts in titles.items() if lg == lang for t in ts})
+        fill = {"year": rng.randint(2008, 2016), "icp": rng.randint(10000000, 99999999)}
+        out[lang].append(
+            SidebarSite(
+                spec["name"],
+                spec["host"],
+                lang,
+                spec["genres"],
+                spec["top"],
+                tuple(x.format(**fill) for x in spec["bottom"]),
+                spec["lists"],
+                tuple(rng.sample(pool, min(k, len(pool)))),
+                spec["sidebar_first"],
+                spec["title_form"],
+            )
+        )
+    return out
+
+
+def draw_sidebar(rng: random.Random, site: SidebarSite) -> Sidebar:
+    """One page's sidebar: for each list, its heading and titles of the pool (distinct
+    across the lists), a fresh subset in a fresh order."""
+    sizes = [rng.randint(lo, hi) for _h, lo, hi in site.lists]
+    picks = rng.sample(list(site.pool), min(len(site.pool), sum(sizes)))
+    out, at = [], 0
+    for (heading, _lo, _hi), k in zip(site.lists, sizes, strict=True):
+        out.append((heading, tuple(picks[at : at + k])))
+        at += k
+    return tuple(out)
+
+
+def sidebar_lines(sidebar: Sidebar) -> list[str]:
+    return [x for heading, items in sidebar for x in (heading, *items)]
+
+
+def sidebar_html(
+    rng: random.Random, page: Page, site: SidebarSite, sidebar: Sidebar, date: str, title: str
+) -> str:
+    esc = _html.escape
+    top = "\n".join(f'<div class="top-{k}">{esc(x)}</div>' for k, x in enumerate(site.top))
+    side = "\n".join(
+        f"<h3>{esc(h)}</h3><ul>"
+        + "".join(
+            f'<li><a href="/p/{rng.randint(10000, 99999)}.html">{esc(t)}</a></li>' for t in items
+        )
+        + "</ul>"
+        for h, items in sidebar
+    )
+    body = "\n".join(f"<p>{esc(p)}</p>" for p in paragraphs(page.text))
+    art = (
+        f'<article>\n<h1>{esc(page.title)}</h1>\n<div class="date">{esc(date)}</div>\n'
+        f"{body}\n</article>"
+    )
+    aside = f'<aside class="related">\n{side}\n</aside>'
+    cols = f"{aside}\n{art}" if site.sidebar_first else f"{art}\n{aside}"
+    foot = "\n".join(f"<p>{esc(x)}</p>" for x in site.bottom)
+    lang = "zh-CN" if site.lang == "zh" else "en"
+    return (
+        f'<!DOCTYPE html>\n<html lang="{lang}"><head><meta charset="utf-8">'
+        f"<title>{esc(title)}</title></head>\n<body>\n"
+        f'<header>\n{top}\n</header>\n<div class="columns">\n{cols}\n</div>\n'
+        f"<footer>\n{foot}\n</footer>\n</body></html>\n"
+    )
+
+
+def in_sidebar_template(
+    rng: random.Random, page: Page, site: SidebarSite, sidebar: Sidebar, as_html: bool
+) -> Page:
+    """The page with the site's header, its date line, the given sidebar (before or after
+    the article) and footer: as HTML, or as a text extraction has it."""
+    zh = site.lang == "zh"
+    date = (
+        f"发布于 {_date(rng, 'zh')}　阅读 {rng.randint(20, 9999)}"
+        if zh
+        else f"Published {_date(rng, 'en')} · {rng.randint(2, 15)} min read"
+    )
+    title = site.title_form.format(t=page.title, site=site.name)
+    if as_html:
+        return replace(page, title=title, html=sidebar_html(rng, page, site, sidebar, date, title))
+    side = sidebar_lines(sidebar)
+    art = [page.title, date, page.text]
+    mid = [*side, *art] if site.sidebar_first else [*art, *side]
+    return Page(title, join([*site.top, *mid, *site.bottom]), page.lang)
