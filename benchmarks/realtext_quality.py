@@ -59,7 +59,13 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 SPARK_TIMEOUT_S = 600
 # Hard-negative families whose two pages share one site's boilerplate.
-BOILERPLATE_FAMILIES = ("shared_boilerplate", "same_template_fill", "big_template_short")
+BOILERPLATE_FAMILIES = (
+    "shared_boilerplate",
+    "same_template_fill",
+    "big_template_short",
+    "standard_headings_short",
+    "rotating_sidebar",
+)
 
 
 # --------------------------------------------------------------------------- reading

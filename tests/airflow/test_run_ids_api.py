@@ -10,6 +10,7 @@ runs: the runs stay queued; what their first task does with them is unit-tested
 
 from __future__ import annotations
 
+import re
 import subprocess
 from datetime import UTC, datetime
 from typing import Any
@@ -17,6 +18,12 @@ from typing import Any
 import httpx
 import pytest
 
+from crawldedup_airflow.day import (
+    RunSetupError,
+    crawl_date,
+    logical_date_check,
+    previous_day_check,
+)
 from tests.airflow.conftest import VENV_BIN, ApiServer
 
 DAG_ID = "crawl_dedup_daily"
@@ -99,3 +106,47 @@ def test_run_ids_name_the_crawl_day_for_backfill_and_manual_runs(api: httpx.Clie
         f"manual__crawl-{last_complete['data_interval_start'][:10]}__"
     )
     assert datetime.fromisoformat(last_complete["data_interval_end"]) <= now
+
+
+def _named_backfill(message: str) -> list[str]:
+    """The ``airflow backfill create ...`` command a refusal names, as arguments."""
+    found = re.search(
+        r"airflow backfill create --dag-id \S+ --from-date \S+ --to-date [\d-]+", message
+    )
+    assert found, message
+    return found.group(0).split()[1:]
+
+
+def test_every_backfill_a_refusal_names_runs_the_day_it_names(
+    api: httpx.Client, api_server: ApiServer
+) -> None:
+    """Issue 46, point 2: the CLI command in each refusal of a day, run as a person pastes
+    it (with --dry-run: the runs it would create), makes one run, of the day it names."""
+    day = "2026-10-12"  # a day no other test of the module runs
+    start = datetime(2026, 10, 13, tzinfo=UTC)  # a run whose own day is 2026-10-13
+    refusals: list[str] = []
+    with pytest.raises(RunSetupError) as other_day:
+        crawl_date(day, start)  # Crawl date D on a run of another day
+    refusals.append(str(other_day.value))
+    with pytest.raises(RunSetupError) as trigger_cli:  # `dags trigger -l D` took another day
+        logical_date_check(
+            "2026-12-01",
+            datetime(2026, 10, 12, 12, tzinfo=UTC),
+            (datetime(2026, 10, 12, tzinfo=UTC), start),
+            datetime(2026, 12, 2, tzinfo=UTC),
+        )
+    refusals.append(str(trigger_cli.value))
+    ok, unpublished = previous_day_check("2026-10-13", ["2026-10-11"], True)
+    assert not ok
+    refusals.append(unpublished)  # the day before is not published: run it first
+    for message in refusals:
+        proc = subprocess.run(
+            [str(VENV_BIN / "airflow"), *_named_backfill(message), "--dry-run"],
+            env=api_server.env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        runs = re.findall(r"^\| (\d{4}-\d{2}-\d{2}) 00:00:00\+00:00 ", proc.stdout, re.M)
+        assert runs == [day], (message, proc.stdout[-2000:])
