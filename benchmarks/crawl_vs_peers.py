@@ -90,10 +90,23 @@ from crawldedup.config import Config  # noqa: E402
 from crawldedup.store import open_store  # noqa: E402
 
 CPU_FIELDS = ("wall", "cpu", "cpu_wait4", "cpu_unreaped", "cpu_child_only", "cpu_sampled")
-TOOLS = ("crawldedup", "crawldedup-jvm", "crawldedup-through", "datasketch", "fast", "mllib")
+TOOLS = (
+    "crawldedup",
+    "crawldedup-jvm",
+    "crawldedup-through",
+    "crawldedup-paragraph",
+    "datasketch",
+    "fast",
+    "mllib",
+)
 # crawldedup: as installed, so under the Spark configuration it ships (C1 only);
 # crawldedup-jvm: under an empty SPARK_CONF_DIR (the JVM's own defaults, C2 and G1);
-# crawldedup-through: one `crawldedup run --through LAST` for all the days (one session).
+# crawldedup-through: one `crawldedup run --through LAST` for all the days (one session);
+# crawldedup-paragraph: with rule paragraph (the excerpt keys, off by default) on.
+PARAGRAPH_ON = [
+    "--set",
+    'cascade.rules=["content_md5","head","tail","title","simhash","lsh","paragraph"]',
+]
 PEER_SCRIPT = {
     "datasketch": "datasketch_script.py",
     "fast": "fast_script.py",
@@ -354,6 +367,9 @@ def run_crawldedup(
         conf.mkdir(parents=True)
         env = {**(env or os.environ), "SPARK_CONF_DIR": str(conf)}
         note += ", an empty SPARK_CONF_DIR (the JVM's defaults)"
+    extra = PARAGRAPH_ON if name == "crawldedup-paragraph" else []
+    if extra:
+        note += ", with rule paragraph"
     if index:
         secs = preload_index(exe, home, days[0], index, env)
         note += f", on an index of {index:,} filler documents (loaded untimed in {secs:.0f} s)"
@@ -371,6 +387,7 @@ def run_crawldedup(
         runs = []
         for d in days:
             cmd = [exe, "run", "--date", d, "--input", str(crawl / f"dt={d}"), "--home", str(home)]
+            cmd += extra
             log = work / f"{name}-{d}.log"
             runs.append(([d], log, run_counted(cmd, log, env, store)))
     for run_days, log, tree in runs:

@@ -20,6 +20,7 @@ from typing import Any, Literal
 # (title), then the SimHash rule (docs/algorithm.md#simhash) for copies whose title, head
 # and tail all changed; defined
 # with the rules' letters and tables in crawldedup.rules, re-exported here.
+from crawldedup.rules import DEFAULT_RULES
 from crawldedup.rules import RULES as RULES
 
 DEFAULT_NOISE_WORDS: tuple[str, ...] = (
@@ -93,6 +94,19 @@ class FingerprintConfig:
     )
     min_title_chars: int = knob(
         2, "Titles that normalize to fewer characters get no title key (too generic)."
+    )
+    paragraph_min_chars: int = knob(
+        40,
+        "Paragraph keys (rule paragraph, docs/algorithm.md#excerpts): a line of the page's "
+        "own text (its host's boilerplate removed) with at least this many normalized "
+        "characters is a paragraph; its key is the hash of its text and its length.",
+        ge=1,
+    )
+    paragraph_max_keys: int = knob(
+        32,
+        "At most this many paragraph keys a page (those of the smallest hashes: the same "
+        "paragraph is kept or left out on every page).",
+        ge=0,
     )
 
 
@@ -177,9 +191,10 @@ class CascadeConfig:
         experimental=("seed",),
     )
     rules: tuple[str, ...] = knob(
-        RULES,
+        DEFAULT_RULES,
         "The rules looked up and indexed, in cascade order; a rule left out is neither "
-        "looked up nor indexed for that run.",
+        "looked up nor indexed for that run. All but paragraph (the excerpt keys, "
+        "docs/algorithm.md#excerpts) by default.",
         items=RULES,
     )
     min_jaccard: float = knob(
@@ -212,6 +227,22 @@ class CascadeConfig:
         le=1,
     )
     short_min_containment: float = knob(0.95, "... or this containment.", gt=0, le=1)
+    excerpt_min_share: float = knob(
+        0.8,
+        "A candidate found by paragraph keys (an excerpt) is a copy when the paragraphs the "
+        "two share make at least this share of the shorter page's text (its own intro and "
+        "credit lines are the rest) ...",
+        gt=0,
+        le=1,
+    )
+    excerpt_min_chars: int = knob(60, "... and at least this many normalized characters.", ge=1)
+    excerpt_max_docs: int = knob(
+        8,
+        "A paragraph the index (or the day) holds for more documents than this is frequent "
+        "text (a standard sentence of a manual, a license line): it still finds candidates "
+        "but counts for no excerpt.",
+        ge=1,
+    )
     partial_containment: float = knob(
         0.9,
         'A duplicate is typed "partial" when one document holds this share of the '

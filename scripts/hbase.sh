@@ -390,7 +390,7 @@ cmd_up() {
 
 cmd_presplit() {
   local prefix=${1:?usage: $0 presplit PREFIX [REGIONS]} regions=${2:-16} tables=()
-  for t in title_id start_id end_id content_id simhash_id lsh_id; do tables+=("${prefix}_$t"); done
+  for t in title_id start_id end_id content_id simhash_id lsh_id para_id; do tables+=("${prefix}_$t"); done
   cmd_status >/dev/null || die "HBase is not up: run $0 up first"
   # Only the result lines: the client's log lines go to the console appender too.
   bash "$SELF" __run_java "$HEAP" "$SCRIPT_DIR/hbase/PreSplit.java" "$regions" d "${tables[@]}" \

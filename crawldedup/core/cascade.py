@@ -51,6 +51,7 @@ class Candidate:
     smaller_shingles: float | None = None  # distinct shingles of the smaller document
     shorter_chars: int | None = None  # normalized length of the shorter document
     editions: bool = False  # the two URLs differ only in versions (core.editions)
+    shared_chars: int | None = None  # rule paragraph: normalized chars of shared paragraphs
 
 
 @dataclass(frozen=True)
@@ -82,6 +83,8 @@ class Policy:
     short_chars: int = CascadeConfig.short_chars
     short_min_jaccard: float = CascadeConfig.short_min_jaccard
     short_min_containment: float = CascadeConfig.short_min_containment
+    excerpt_min_share: float = CascadeConfig.excerpt_min_share
+    excerpt_min_chars: int = CascadeConfig.excerpt_min_chars
     max_hamming: int = SimhashConfig.max_distance
     simhash_min_jaccard: float = SeedConfig.simhash_min_jaccard
     editions: bool = EditionsConfig.enabled
@@ -99,6 +102,8 @@ class Policy:
             short_chars=c.short_chars,
             short_min_jaccard=c.short_min_jaccard,
             short_min_containment=c.short_min_containment,
+            excerpt_min_share=c.excerpt_min_share,
+            excerpt_min_chars=c.excerpt_min_chars,
             max_hamming=cfg.simhash.max_distance,
             simhash_min_jaccard=seed.simhash_min_jaccard,
             editions=cfg.editions.enabled,
@@ -134,8 +139,27 @@ def ordinary_verify(c: Candidate, policy: Policy) -> tuple[str, float] | None:
     )
     if jaccard >= (policy.short_min_jaccard if short else policy.min_jaccard):
         return "jaccard", jaccard
-    if containment >= (policy.short_min_containment if short else policy.min_containment):
+    # A candidate that only paragraph keys found is a short page and a long one, whose
+    # sketch containment is an estimate from a handful of values: its paragraphs decide.
+    paragraph = c.rule == "paragraph"
+    if not paragraph and containment >= (
+        policy.short_min_containment if short else policy.min_containment
+    ):
         return "containment", containment
+    return excerpt_verify(c, policy)
+
+
+def excerpt_verify(c: Candidate, policy: Policy) -> tuple[str, float] | None:
+    """An excerpt (docs/algorithm.md#excerpts): a candidate found by paragraph keys whose
+    shared paragraphs hold at least ``excerpt_min_chars`` and ``excerpt_min_share`` of the
+    shorter page's text. The shingle sketches cannot tell: a few paragraphs of a long
+    page leave its bottom-k sketch a handful of values to compare."""
+    shared, shorter = c.shared_chars, c.shorter_chars
+    if c.rule != "paragraph" or not shared or not shorter:
+        return None
+    share = min(1.0, shared / shorter)
+    if shared >= policy.excerpt_min_chars and share >= policy.excerpt_min_share:
+        return "excerpt", share
     return None
 
 

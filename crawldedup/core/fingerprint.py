@@ -8,7 +8,7 @@ from __future__ import annotations
 import hashlib
 from collections import Counter
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 
 import numpy as np
@@ -417,6 +417,37 @@ class Fingerprints:
     sketch: str
     tf: dict[str, int]
     normalized_length: int
+    paragraph_keys: list[str] = field(default_factory=list)
+
+
+_NEWLINE = _const(0x0A, np.uint32)
+
+
+def paragraph_keys(folded_cp: np.ndarray, cls: np.ndarray, min_chars: int, cap: int) -> list[str]:
+    """The keys of a text's paragraphs (docs/algorithm.md#excerpts): each line (of the
+    folded code points ``folded_cp``, ``cls`` their :func:`char_classes`) with at least
+    ``min_chars`` normalized characters gives ``<md5 of its normalized text, 16 hex
+    digits>.<its normalized length>``; distinct, the ``cap`` smallest, sorted. A page that
+    quotes paragraphs of another shares their keys; the length in the key tells how much
+    text the two share without reading either."""
+    if cap <= 0 or not len(folded_cp):
+        return []
+    kept = cls.astype(bool)
+    line_of = np.cumsum(folded_cp == _NEWLINE)[kept]  # line number of each kept char
+    if not len(line_of):
+        return []
+    counts = np.bincount(line_of)
+    long_lines = np.flatnonzero(counts >= min_chars)
+    if not len(long_lines):
+        return []
+    text = folded_cp[kept]
+    starts = np.searchsorted(line_of, long_lines, side="left")
+    ends = starts + counts[long_lines]
+    keys = {
+        f"{hashlib.md5(text[a:b].tobytes()).hexdigest()[:16]}.{b - a}"
+        for a, b in zip(starts.tolist(), ends.tolist(), strict=True)
+    }
+    return sorted(keys)[:cap]
 
 
 def document_simhash(text: str, tf: Mapping[str, int], cfg: SimhashConfig) -> int:
@@ -491,6 +522,9 @@ def fingerprint(
         head_key = md5_hex(text[: cfg.head_chars])
         tail_key = md5_hex(text[-cfg.tail_chars :])
     return Fingerprints(
+        paragraph_keys=paragraph_keys(
+            folded_cp, cls, cfg.paragraph_min_chars, cfg.paragraph_max_keys
+        ),
         title_key=md5_hex(ntitle) if len(ntitle) >= cfg.min_title_chars else None,
         content_key=content_key,
         head_key=head_key,

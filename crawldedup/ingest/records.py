@@ -327,6 +327,7 @@ def fingerprint_fields(title: str, content: str, cfg: Config) -> dict[str, Any]:
         "simhash": f"{fp.simhash:016x}",
         "simhash_keys": fp.simhash_keys,
         "lsh_keys": fp.lsh_keys,
+        "paragraph_keys": fp.paragraph_keys,
         "sketch": fp.sketch,
         "tf": json.dumps(fp.tf, ensure_ascii=False, separators=(",", ":")),
         "length": fp.normalized_length,

@@ -48,7 +48,12 @@ def block_row(rule: str, index: int) -> str:
 
 def block_sizing(cfg: Config, rule: Rule) -> BloomSizing:
     """The fixed size of each of a rule's stored blocks (``bloom.capacity_docs``)."""
-    per_doc = {Rule.LSH: cfg.lsh.bands, Rule.SIMHASH: cfg.simhash.max_distance + 1}.get(rule, 1)
+    per_doc = {
+        Rule.LSH: cfg.lsh.bands,
+        Rule.SIMHASH: cfg.simhash.max_distance + 1,
+        # A page has a few paragraphs of its own, at most paragraph_max_keys.
+        Rule.PARAGRAPH: min(8, cfg.fingerprint.paragraph_max_keys),
+    }.get(rule, 1)
     keys = cfg.bloom.capacity_docs * per_doc
     return BloomSizing(math.ceil(keys / cfg.bloom.scan_splits), cfg.bloom.error_rate)
 

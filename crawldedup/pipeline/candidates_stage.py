@@ -20,7 +20,7 @@ from typing import Any
 
 import pyarrow as pa
 import pyarrow.compute as pc
-from pyspark.sql import DataFrame, Row, SparkSession, Window
+from pyspark.sql import Column, DataFrame, Row, SparkSession, Window
 from pyspark.sql import functions as F
 from pyspark.sql.pandas.types import to_arrow_schema
 
@@ -50,14 +50,31 @@ KeyRow = Row | dict[str, Any]
 
 _SAME_DAY_ARROW = to_arrow_schema(schemas.CANDIDATES)
 _MULTI_KEY = frozenset(r.value for r in Rule if r.multi_key)
+_PARAGRAPH = Rule.PARAGRAPH.value
+
+
+def paragraph_chars(key: str) -> int:
+    """The normalized length a paragraph key carries (``<hash>.<length>``)."""
+    return int(key.rpartition(".")[2])
+
+
+def shared_chars_of(rule: Column, key: Column, n_other: Column, max_docs: int) -> Column:
+    """:func:`paragraph_chars` of rule paragraph's keys, as a column, 0 for a frequent
+    paragraph (the index holds it for ``max_docs`` documents or more); null for other
+    rules."""
+    return F.when(
+        rule == _PARAGRAPH,
+        F.when(n_other < max_docs, F.substring_index(key, ".", -1).cast("int")).otherwise(0),
+    )
 
 
 def _first_sight(seen: set[tuple[str, str, str]], doc: str, rule: str, cand: str) -> bool:
     """Whether this task meets (doc, rule, cand) for the first time. A pair sharing
     several keys of a rule (LSH bands, SimHash blocks) is one row per task, not one per
     key: near copies share most of their 20 bands. Rules with one key per document never
-    repeat a pair, so only multi-key rules are remembered."""
-    if rule not in _MULTI_KEY:
+    repeat a pair, so only multi-key rules are remembered; nor do paragraph keys, whose
+    rows are summed (every shared paragraph counts, see :func:`earliest_per_rule`)."""
+    if rule not in _MULTI_KEY or rule == _PARAGRAPH:
         return True
     pair = (doc, rule, cand)
     if pair in seen:
@@ -67,12 +84,18 @@ def _first_sight(seen: set[tuple[str, str, str]], doc: str, rule: str, cand: str
 
 
 def _group_pairs(
-    batches: Iterable[pa.RecordBatch], cap: int, day: str, max_distance: int
+    batches: Iterable[pa.RecordBatch],
+    cap: int,
+    day: str,
+    max_distance: int,
+    max_docs: int = 1 << 30,
 ) -> Iterator[pa.RecordBatch]:
     """The same-day pairs of one partition of the day's keys (every row of a key in one
     partition): within a key, the documents in (fetched_at, id) order, each paired with
     the first ``cap`` documents before it. SimHash block keys pair only hashes within
-    ``max_distance`` bits (the others are block collisions)."""
+    ``max_distance`` bits (the others are block collisions). A paragraph key held by more
+    than ``max_docs`` of the day's documents is frequent text: its pairs carry 0 shared
+    characters."""
     given = list(batches)  # an empty partition gives none
     table = pa.Table.from_batches(given) if given else None
     if table is None or table.num_rows < 2:
@@ -84,7 +107,7 @@ def _group_pairs(
     hashes = table.column("simhash").to_pylist()
     simhash_rule = Rule.SIMHASH.value
 
-    def rows() -> Iterator[tuple[str, str, str, str, str, str]]:
+    def rows() -> Iterator[tuple[str, str, str, str, str, str, int | None]]:
         seen: set[tuple[str, str, str]] = set()  # see _first_sight
         n, i = len(ids), 0
         while i < n:
@@ -92,19 +115,27 @@ def _group_pairs(
             while j < n and keys[j] == keys[i] and rules[j] == rules[i]:
                 j += 1
             rule = rules[i]
+            shared = None
+            if rule == _PARAGRAPH:
+                shared = paragraph_chars(keys[i]) if j - i <= max_docs else 0
             for a in range(i + 1, j):  # a key held once (j == i + 1) pairs nothing
                 for b in range(i, min(a, i + cap)):
                     if rule == simhash_rule and not _near(hashes[a], hashes[b], max_distance):
                         continue
                     if _first_sight(seen, ids[a], rule, ids[b]):
-                        yield ids[a], fetched[a], rule, ids[b], fetched[b], day
+                        yield ids[a], fetched[a], rule, ids[b], fetched[b], day, shared
             i = j
 
     yield from tuple_batches(rows(), _SAME_DAY_ARROW)
 
 
 def same_day_pairs(
-    keys: DataFrame, cap: int, day: str, max_distance: int, partitions: int
+    keys: DataFrame,
+    cap: int,
+    day: str,
+    max_distance: int,
+    partitions: int,
+    max_docs: int = 1 << 30,
 ) -> DataFrame:
     """Each document paired with up to ``cap`` earlier documents of the day per key.
 
@@ -116,7 +147,7 @@ def same_day_pairs(
     """
     shuffled = key_hash(keys.select(*_KEY_COLUMNS)).repartition(partitions, "_k").drop("_k")
     return shuffled.mapInArrow(
-        lambda it: _group_pairs(it, cap, day, max_distance), schemas.CANDIDATES
+        lambda it: _group_pairs(it, cap, day, max_distance, max_docs), schemas.CANDIDATES
     )
 
 
@@ -331,13 +362,18 @@ def earliest_per_rule(cands: DataFrame, cap: int) -> DataFrame:
 
     A candidate found under several keys of a rule (LSH bands) is one row per key
     here; ranking (fetched_at, id) densely counts it once, and the repeats are dropped
-    within the partitions the ranking made: one shuffle, not two.
+    within the partitions the ranking made: one shuffle, not two. Under rule paragraph
+    the rows' ``shared_chars`` are summed first (within the same partitions): how much
+    text the pair's shared paragraphs hold.
     """
     # The hash first: the sort compares longs, not ids that may share their first bytes.
     w = Window.partitionBy("_d", "id", "rule").orderBy("cand_fetched_at", "cand_id")
+    pair = Window.partitionBy("_d", "id", "rule", "cand_id")
     return (
         cands.withColumn("_d", F.xxhash64("id", "rule"))
         .withColumn("_n", F.dense_rank().over(w))
+        # After the ranking: its partitions (by _d, id, rule) serve this window too.
+        .withColumn("shared_chars", F.sum("shared_chars").over(pair).cast("int"))
         .filter(F.col("_n") <= cap)
         .dropDuplicates(["_d", "id", "rule", "cand_id"])  # _d keeps the ranking's partitions
         .drop("_n", "_d")
@@ -348,6 +384,7 @@ def run(spark: SparkSession, ctx: DayContext) -> dict[str, Any]:
     """Writes work/lookups (store answers per key) and work/candidates."""
     cfg = ctx.cfg
     cap = cfg.limits.max_postings_per_key
+    max_docs = cfg.cascade.excerpt_max_docs
     stats: dict[str, Any] = {}
     sc = spark.sparkContext
     with timed(stats):
@@ -360,11 +397,21 @@ def run(spark: SparkSession, ctx: DayContext) -> dict[str, Any]:
         lookups, release = probe_earlier_days(spark, ctx, keys, counters)
         lookups.write.mode("overwrite").parquet(ctx.path("lookups"))
         looked = read_work(spark, ctx.path("lookups"))
-        earlier = looked.filter(F.col("cand_id").isNotNull()).select(
-            *schemas.CANDIDATES.fieldNames()
+        earlier = (
+            looked.filter(F.col("cand_id").isNotNull())
+            .withColumn(
+                "shared_chars",
+                shared_chars_of(F.col("rule"), F.col("key"), F.col("n_other"), max_docs),
+            )
+            .select(*schemas.CANDIDATES.fieldNames())
         )
         same_day = same_day_pairs(
-            keys, cap, ctx.day, cfg.simhash.max_distance, cfg.spark.shuffle_partitions
+            keys,
+            cap,
+            ctx.day,
+            cfg.simhash.max_distance,
+            cfg.spark.shuffle_partitions,
+            max_docs,
         )
         cands = earliest_per_rule(earlier.unionByName(same_day), cap)
         cands.write.mode("overwrite").parquet(ctx.path("candidates"))

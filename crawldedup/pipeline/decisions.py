@@ -43,10 +43,31 @@ def _ordinary(policy: Policy) -> tuple[Column, Column]:
     c_bar = F.when(short, F.lit(policy.short_min_containment)).otherwise(
         F.lit(policy.min_containment)
     )
-    measure = F.when(jaccard >= j_bar, F.lit("jaccard")).when(
-        containment >= c_bar, F.lit("containment")
+    shared = F.col("shared_chars")
+    shorter = F.col("shorter_chars")
+    share = F.least(F.lit(1.0), shared / shorter)
+    excerpt = (
+        (F.col("rule") == Rule.PARAGRAPH.value)
+        & shared.isNotNull()
+        & shorter.isNotNull()
+        & (shorter > 0)
+        & (shared >= policy.excerpt_min_chars)
+        & (share >= policy.excerpt_min_share)
     )
-    return measure, F.when(jaccard >= j_bar, jaccard).otherwise(containment)
+    # Paragraph candidates: their paragraphs decide, not the sketch containment.
+    contained = (F.col("rule") != Rule.PARAGRAPH.value) & (containment >= c_bar)
+    measure = (
+        F.when(jaccard >= j_bar, F.lit("jaccard"))
+        .when(contained, F.lit("containment"))
+        .when(excerpt, F.lit("excerpt"))
+    )
+    value = (
+        F.when(jaccard >= j_bar, jaccard)
+        .when(contained, containment)
+        .when(excerpt, share)
+        .otherwise(containment)
+    )
+    return measure, value
 
 
 def _editions(policy: Policy) -> Column:

@@ -33,6 +33,7 @@ DOCS = _s(
     ("simhash", StringType(), False),
     ("simhash_keys", ArrayType(StringType(), False), False),
     ("lsh_keys", ArrayType(StringType(), False), False),
+    ("paragraph_keys", ArrayType(StringType(), False), False),
     ("sketch", StringType(), False),
     ("tf", StringType(), False),
     ("raw_md5", StringType(), False),
@@ -69,6 +70,9 @@ CANDIDATES = _s(
     ("cand_id", StringType(), False),
     ("cand_fetched_at", StringType(), False),
     ("cand_day", StringType(), False),
+    # Rule paragraph: the normalized length of the shared paragraph (the key's); after
+    # earliest_per_rule, of every paragraph the pair shares. Null for other rules.
+    ("shared_chars", IntegerType(), True),
 )
 
 PAIR_SCORES = _s(

@@ -104,6 +104,7 @@ BOILERPLATE_ONLY_KEYS: dict[str, Any] = {
     "tail_key": None,
     "simhash_keys": [],
     "lsh_keys": [],
+    "paragraph_keys": [],
     "boilerplate_only": True,
 }
 

@@ -27,6 +27,7 @@ SCORED = _s(
     ("smaller_shingles", DoubleType(), True),
     ("shorter_chars", IntegerType(), True),
     ("editions", BooleanType(), True),
+    ("shared_chars", IntegerType(), True),
 )
 
 
@@ -51,7 +52,10 @@ def _random_candidates(rng: random.Random, n_docs: int) -> dict[str, list[Candid
                 rng.random() < 0.3,
             )
             for rule in rng.sample(RULES, rng.randint(1, 2)):
-                cands.append(Candidate(cand, fetched, rule, *measures))
+                # Rule paragraph's shared paragraph lengths, around the excerpt bars.
+                shared = rng.choice([None, 0, 59, 60, 61, 180, 299, 300, 2000])
+                shared = shared if rule == "paragraph" else None
+                cands.append(Candidate(cand, fetched, rule, *measures, shared))
         out[f"d{i}"] = cands
     return out
 
@@ -63,15 +67,16 @@ POLICIES = [
     Policy(min_jaccard=0.5, min_containment=0.7, short_shingles=0),
     Policy(editions=False),
     Policy(edition_min_jaccard=0.9),
+    Policy(excerpt_min_share=0.3, excerpt_min_chars=300),
 ]
 
 
 def _policy_id(p: Policy) -> str:
-    return f"{p.profile}-{p.min_jaccard}-{p.editions}-{p.edition_min_jaccard}"
+    return f"{p.profile}-{p.min_jaccard}-{p.editions}-{p.edition_min_jaccard}-{p.excerpt_min_share}"
 
 
 @pytest.mark.parametrize("policy", POLICIES, ids=_policy_id)
-@pytest.mark.parametrize("rules", [RULES, ("title", "simhash", "head")])
+@pytest.mark.parametrize("rules", [RULES, ("title", "simhash", "head"), ("paragraph", "lsh")])
 def test_sql_decisions_equal_the_definition(
     spark: SparkSession, policy: Policy, rules: tuple[str, ...]
 ) -> None:

@@ -71,8 +71,8 @@ def verdicts(ctx: DayContext) -> dict[str, dict[str, Any]]:
         }
 
 
-@pytest.fixture
-def cfg() -> Config:
+def small_day_config() -> Config:
+    """Settings for days of a few documents: few partitions, small Bloom blocks."""
     return Config().replace(
         **{
             "spark.shuffle_partitions": 4,
@@ -81,6 +81,11 @@ def cfg() -> Config:
             "bloom.scan_splits": 2,
         }
     )
+
+
+@pytest.fixture
+def cfg() -> Config:
+    return small_day_config()
 
 
 def test_fingerprint_quarantines_bad_records_and_keeps_the_rest(

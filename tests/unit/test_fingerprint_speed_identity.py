@@ -223,6 +223,17 @@ class Ref:
         return hashlib.md5(text.encode("utf-8"), usedforsecurity=False).hexdigest()
 
     @classmethod
+    def paragraph_keys(cls, folded: str, cfg: FingerprintConfig) -> list[str]:
+        """Each line's normalized text, if long enough: md5 of its UTF-32 code units."""
+        keys = set()
+        for line in folded.split("\n"):
+            norm = cls.DROP.sub("", line)
+            if len(norm) >= cfg.paragraph_min_chars:
+                digest = hashlib.md5(norm.encode("utf-32-le", "surrogatepass")).hexdigest()
+                keys.add(f"{digest[:16]}.{len(norm)}")
+        return sorted(keys)[: max(cfg.paragraph_max_keys, 0)]
+
+    @classmethod
     def fingerprint(
         cls, title: str, content: str, cfg: FingerprintConfig, sh: SimhashConfig, lsh: LshConfig
     ) -> Fingerprints:
@@ -261,6 +272,7 @@ class Ref:
             sketch=cls.sketch(shingled, sh.sketch_size),
             tf=tf,
             normalized_length=len(text),
+            paragraph_keys=cls.paragraph_keys(folded, cfg),
         )
 
     @classmethod
@@ -274,6 +286,7 @@ class Ref:
             "simhash": f"{fp.simhash:016x}",
             "simhash_keys": fp.simhash_keys,
             "lsh_keys": fp.lsh_keys,
+            "paragraph_keys": fp.paragraph_keys,
             "sketch": fp.sketch,
             "tf": json.dumps(fp.tf, ensure_ascii=False, separators=(",", ":")),
             "length": fp.normalized_length,

@@ -21,11 +21,11 @@ from crawldedup.store import base
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 
 
-def test_cascade_order_is_b_c_d_a_then_simhash_then_lsh() -> None:
-    assert RULES == ("content_md5", "head", "tail", "title", "simhash", "lsh")
+def test_cascade_order_is_b_c_d_a_then_simhash_then_lsh_then_paragraph() -> None:
+    assert RULES == ("content_md5", "head", "tail", "title", "simhash", "lsh", "paragraph")
     assert CASCADE == tuple(Rule) == tuple(Rule(r) for r in RULES)
-    assert [r.order for r in CASCADE] == [0, 1, 2, 3, 4, 5]
-    assert [r.letter for r in CASCADE] == ["B", "C", "D", "A", None, None]
+    assert [r.order for r in CASCADE] == [0, 1, 2, 3, 4, 5, 6]
+    assert [r.letter for r in CASCADE] == ["B", "C", "D", "A", None, None, None]
 
 
 def test_each_key_has_its_letter_table_and_column() -> None:
@@ -37,9 +37,10 @@ def test_each_key_has_its_letter_table_and_column() -> None:
         "title": ("A", "title_id", "title_key"),
         "simhash": (None, "simhash_id", "simhash_keys"),
         "lsh": (None, "lsh_id", "lsh_keys"),
+        "paragraph": (None, "para_id", "paragraph_keys"),
     }
     assert [r for r in Rule if r.exact] == [Rule.CONTENT_MD5]
-    assert [r for r in Rule if r.multi_key] == [Rule.SIMHASH, Rule.LSH]
+    assert [r for r in Rule if r.multi_key] == [Rule.SIMHASH, Rule.LSH, Rule.PARAGRAPH]
 
 
 def test_columns_are_the_fingerprint_attributes() -> None:
@@ -57,14 +58,15 @@ def test_old_names_are_re_exports_of_the_enum() -> None:
         "title": "title_id",
         "simhash": "simhash_id",
         "lsh": "lsh_id",
+        "paragraph": "para_id",
     }
     assert set(INDEX_TABLES.values()) <= set(base.TABLES)
     assert all(base.TABLES[t] == ("d",) for t in INDEX_TABLES.values())
 
 
-def test_every_rule_is_on_by_default() -> None:
-    assert config.Config().cascade.rules == RULES
-    assert enabled(config.Config().cascade.rules) == list(CASCADE)
+def test_every_rule_but_paragraph_is_on_by_default() -> None:
+    assert config.Config().cascade.rules == tuple(r for r in RULES if r != "paragraph")
+    assert enabled(config.Config().cascade.rules) == list(CASCADE)[:-1]
 
 
 def test_members_are_their_rule_strings() -> None:
