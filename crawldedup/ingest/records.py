@@ -11,16 +11,17 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from types import ModuleType
 from typing import Any
 
-from crawldedup.config import Config
+from crawldedup.config import Config, FingerprintConfig
 from crawldedup.core.boilerplate import host_of, page_line_keys
 from crawldedup.core.fingerprint import fingerprint, md5_hex
 from crawldedup.ingest.html_text import TEMPLATE_SKIP, after_heading, page_title
 from crawldedup.ingest.readers import RawRecord, is_environment_error, raw_too_large
+from crawldedup.rules import Rule
 
 QUARANTINE_REASONS = (
     "bad_json",
@@ -316,9 +317,18 @@ def read_record(rec: RawRecord, cfg: Config, day: str) -> dict[str, Any] | Quara
     }
 
 
+def paragraphs_if_on(cfg: Config) -> FingerprintConfig:
+    """``cfg.fingerprint``, with no paragraph keys unless ``cascade.rules`` names
+    ``paragraph``."""
+    if Rule.PARAGRAPH.value in cfg.cascade.rules:
+        return cfg.fingerprint
+    return replace(cfg.fingerprint, paragraph_max_keys=0)
+
+
 def fingerprint_fields(title: str, content: str, cfg: Config) -> dict[str, Any]:
-    """The columns of work/docs that come from the fingerprints of a title and text."""
-    fp = fingerprint(title, content, cfg.fingerprint, cfg.simhash, cfg.lsh)
+    """The columns of work/docs that come from the fingerprints of a title and text
+    (paragraph keys only when rule paragraph is on: nothing else reads them)."""
+    fp = fingerprint(title, content, paragraphs_if_on(cfg), cfg.simhash, cfg.lsh)
     return {
         "title_key": fp.title_key,
         "content_key": fp.content_key,

@@ -9,6 +9,7 @@ dict must be equal, in the same order where order shows (the tf dict's keys, the
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import hashlib
 import json
@@ -29,6 +30,7 @@ from crawldedup.config import Config, FingerprintConfig, LshConfig, SimhashConfi
 from crawldedup.core.fingerprint import Fingerprints, fingerprint
 from crawldedup.core.normalize import fold
 from crawldedup.ingest.records import fingerprint_fields
+from crawldedup.rules import RULES
 from crawldedup_demo import corpus
 
 # ---------------------------------------------------------------- the reference
@@ -278,6 +280,8 @@ class Ref:
     @classmethod
     def fingerprint_fields(cls, title: str, content: str, cfg: Config) -> dict[str, Any]:
         fp = cls.fingerprint(title, content, cfg.fingerprint, cfg.simhash, cfg.lsh)
+        if "paragraph" not in cfg.cascade.rules:  # nothing reads them
+            fp = dataclasses.replace(fp, paragraph_keys=[])
         return {
             "title_key": fp.title_key,
             "content_key": fp.content_key,
@@ -300,7 +304,13 @@ CONFIG = Config()
 # a short sketch, the cosine terms as SimHash features, another band layout.
 OTHER = (
     (
-        FingerprintConfig(head_chars=7, tail_chars=1, min_title_chars=0),
+        FingerprintConfig(
+            head_chars=7,
+            tail_chars=1,
+            min_title_chars=0,
+            paragraph_min_chars=3,
+            paragraph_max_keys=2,
+        ),
         SimhashConfig(shingle_size=2, max_distance=0, min_chars=0, sketch_size=5),
         LshConfig(bands=3, rows=5, shingle_terms=4),
     ),
@@ -310,7 +320,7 @@ OTHER = (
         LshConfig(bands=1, rows=1, shingle_terms=1),
     ),
     (
-        FingerprintConfig(head_chars=0, tail_chars=500),
+        FingerprintConfig(head_chars=0, tail_chars=500, paragraph_min_chars=1),
         SimhashConfig(features="terms", sketch_size=300),
         LshConfig(bands=50, rows=2, shingle_terms=2),
     ),
@@ -338,6 +348,8 @@ def check(title: str, content: str) -> None:
     assert json.dumps(fingerprint_fields(title, content, cfg), ensure_ascii=False) == json.dumps(
         Ref.fingerprint_fields(title, content, cfg), ensure_ascii=False
     )
+    on = cfg.replace(**{"cascade.rules": RULES})  # rule paragraph on: its keys are columns
+    assert fingerprint_fields(title, content, on) == Ref.fingerprint_fields(title, content, on)
     for fc, sh, lsh in OTHER:
         _same_fields(
             fingerprint(title, content, fc, sh, lsh), Ref.fingerprint(title, content, fc, sh, lsh)
