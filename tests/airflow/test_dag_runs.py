@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from crawldedup.rules import RULES
+from crawldedup.rules import DEFAULT_RULES
 from crawldedup.store import open_store
 from crawldedup_demo import load_truth
 from tests.airflow.conftest import (
@@ -157,7 +157,7 @@ def check_days(s: Scenario, sample: Path) -> None:
         assert counts["duplicates"] == by_rule
         assert counts["store"] == s.store
         # The parameters the day was committed with, from the store (the config's defaults).
-        assert (counts["profile"], counts["rules"]) == ("shingles", list(RULES))
+        assert (counts["profile"], counts["rules"]) == ("shingles", list(DEFAULT_RULES))
         assert run.xcom["commit.return_value"]["config_digest"] == counts["config_digest"]
         # Which run published it: this run's token (run id @ its sensor's resolution).
         resolved_at = run.xcom["wait_for_crawl.return_value"]["resolved_at"]

@@ -18,7 +18,6 @@ import pytest
 from crawldedup.config import Config, ConfigError, load_config
 from crawldedup.store import open_store
 from crawldedup_airflow.day import (
-    RULES,
     RunSetupError,
     crawl_date,
     crawl_ready,
@@ -147,7 +146,7 @@ def test_day_args_parse_with_the_real_cli() -> None:
     cfg = _config(args)
     assert cfg.cascade.rules == ("title",) and args.run_id == "r@"
     default = build_parser().parse_args(["stage", *day_args(PARAMS, RUN, "r")])
-    assert _config(default).cascade.rules == RULES
+    assert _config(default).cascade.rules == Config().cascade.rules
     assert cfg.store_url == RUN["store"]
     run = {**RUN, "topics_library": "/etc/topics.yaml"}
     rel = build_parser().parse_args(["stage", *day_args(PARAMS, run, "r")])

@@ -16,7 +16,7 @@ from crawldedup.pipeline import (
 )
 from crawldedup.pipeline.context import DayContext
 from crawldedup.pipeline.stages import run_stages
-from crawldedup.rules import RULES
+from crawldedup.rules import DEFAULT_RULES
 from crawldedup.store import open_store
 
 ARTICLE = (
@@ -460,7 +460,9 @@ def test_partitioned_bloom_and_spark_components_give_the_same_results(
         bloom = json.loads((ctx.work / "stats" / "candidates.json").read_text())["bloom"]
         results.append((verdicts(ctx), tables, report["duplicates"], bloom))
     (v_default, t_default, d_default, b_default), (v_forced, t_forced, d_forced, b_forced) = results
-    assert b_default["partitioned_rules"] == [] and len(b_forced["partitioned_rules"]) == len(RULES)
+    assert b_default["partitioned_rules"] == [] and len(b_forced["partitioned_rules"]) == len(
+        DEFAULT_RULES
+    )
     assert b_forced["hits"] >= 1  # earlier-day keys really went through the partitioned path
     assert v_forced == v_default and t_forced == t_default and d_forced == d_default
     assert v_default["copy"]["group"] == "orig" and v_default["copy2"]["group"] == "orig"
@@ -645,7 +647,7 @@ def test_stored_bloom_blocks_equal_a_rebuild_from_the_index(
     # reads them.
     assert sources == ["scan", "blocks", "blocks"]
     stored = _block_bits(ctx)
-    assert len(stored) == len(RULES) * 2 and any(any(b) for b in stored.values())
+    assert len(stored) == len(DEFAULT_RULES) * 2 and any(any(b) for b in stored.values())
     bloom_stage.run(spark, ctx, force_scan=True)  # the repair path
     assert _block_bits(ctx) == stored
     assert found["third"]["duplicate_of"] == "orig"
