@@ -25,7 +25,7 @@ import pyarrow.parquet as pq
 from crawldedup.config import Config
 from crawldedup.core.boilerplate import host_of, is_boilerplate_line, page_line_keys
 from crawldedup.core.editions import are_editions, edition_of
-from crawldedup.core.fingerprint import sketch_containment, sketch_jaccard
+from crawldedup.core.fingerprint import paragraph_chars, sketch_containment, sketch_jaccard
 from crawldedup.core.normalize import normalize_text
 from crawldedup.ingest.readers import read_file
 from crawldedup.ingest.records import prepare
@@ -52,6 +52,7 @@ class DocView:
     keys: dict[str, Any]
     text: str | None  # None: its input file is gone or changed
     sketch: str = ""  # bottom-k sketch of its term shingles (hex)
+    length: int | None = None  # normalized characters (None in rows stored before it was)
     boilerplate: set[str] = field(default_factory=set)  # line keys of its host's template
 
 
@@ -122,6 +123,7 @@ def load(store: Store, home: Path, doc_id: str, cfg: Config) -> DocView:
         keys=json.loads(row.get("m:keys") or b"{}"),
         text=text,
         sketch=(row.get("v:sketch") or b"").decode(),
+        length=int(row["m:length"]) if row.get("m:length") else None,
     )
     if text is not None:
         view.boilerplate = _boilerplate(store, host_of(url), text, day, cfg)
@@ -140,6 +142,31 @@ def shared_keys(a: DocView, b: DocView) -> dict[str, str]:
         else:
             out[rule.value] = "-" if not ka or not kb else "same" if ka == kb else "differ"
     return out
+
+
+def paragraph_line(store: Store, a: DocView, b: DocView, cfg: Config) -> str | None:
+    """What rule paragraph sees of the pair (docs/algorithm.md#excerpts): the paragraphs
+    both hold, how much text they are, how many documents the index holds each for
+    (a paragraph more than ``excerpt_max_docs`` hold counts for no excerpt) and the share of
+    the shorter page the rare ones make. None when either has no paragraph keys."""
+    pa = set(a.keys.get(Rule.PARAGRAPH.value) or [])
+    pb = set(b.keys.get(Rule.PARAGRAPH.value) or [])
+    if not pa or not pb:
+        return None
+    both = sorted(pa & pb)
+    rows = store.get(Rule.PARAGRAPH.table, both) if both else {}
+    held = {k: len(rows.get(k, {})) for k in both}
+    c = cfg.cascade
+    rare = sum(paragraph_chars(k) for k in both if held[k] <= c.excerpt_max_docs)
+    lengths = [n for n in (a.length, b.length) if n]
+    share = f"{min(1.0, rare / min(lengths)):.3f}" if len(lengths) == 2 else "?"
+    counts = ", ".join(str(held[k]) for k in both) or "-"
+    return (
+        f"paragraphs {len(both)} shared of {len(pa)} and {len(pb)} "
+        f"({sum(paragraph_chars(k) for k in both)} characters; documents holding each: "
+        f"{counts}); rare ones: {rare} characters, {share} of the shorter page (an excerpt "
+        f"needs >= {c.excerpt_min_chars} and >= {c.excerpt_min_share})"
+    )
 
 
 def line_diff(a: DocView, b: DocView, min_chars: int) -> Iterator[tuple[str, bool, str]]:
@@ -193,6 +220,9 @@ def explain(
             f"measures   Jaccard {sketch_jaccard(doc.sketch, peer.sketch, k):.3f}, "
             f"containment {sketch_containment(doc.sketch, peer.sketch, k):.3f}"
         )
+    para = paragraph_line(store, doc, peer, cfg)
+    if para is not None:
+        out.append(para)
     ours, theirs = edition_of(doc.url), edition_of(peer.url)
     if are_editions(ours, theirs):
         out.append(

@@ -423,6 +423,11 @@ class Fingerprints:
 _NEWLINE = _const(0x0A, np.uint32)
 
 
+def paragraph_chars(key: str) -> int:
+    """The normalized length a paragraph key carries (``<hash>.<length>``)."""
+    return int(key.rpartition(".")[2])
+
+
 def paragraph_keys(folded_cp: np.ndarray, cls: np.ndarray, min_chars: int, cap: int) -> list[str]:
     """The keys of a text's paragraphs (docs/algorithm.md#excerpts): each line (of the
     folded code points ``folded_cp``, ``cls`` their :func:`char_classes`) with at least

@@ -24,7 +24,7 @@ from pyspark.sql import Column, DataFrame, Row, SparkSession, Window
 from pyspark.sql import functions as F
 from pyspark.sql.pandas.types import to_arrow_schema
 
-from crawldedup.core.fingerprint import hamming64
+from crawldedup.core.fingerprint import hamming64, paragraph_chars
 from crawldedup.pipeline import schemas
 from crawldedup.pipeline.bloom_blocks import range_of
 from crawldedup.pipeline.bloom_stage import (
@@ -51,11 +51,6 @@ KeyRow = Row | dict[str, Any]
 _SAME_DAY_ARROW = to_arrow_schema(schemas.CANDIDATES)
 _MULTI_KEY = frozenset(r.value for r in Rule if r.multi_key)
 _PARAGRAPH = Rule.PARAGRAPH.value
-
-
-def paragraph_chars(key: str) -> int:
-    """The normalized length a paragraph key carries (``<hash>.<length>``)."""
-    return int(key.rpartition(".")[2])
 
 
 def shared_chars_of(rule: Column, key: Column, n_other: Column, max_docs: int) -> Column:

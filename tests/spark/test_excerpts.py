@@ -16,8 +16,10 @@ from typing import Any
 import pytest
 
 from crawldedup.config import Config
+from crawldedup.explain import explain
 from crawldedup.pipeline.context import DayContext
 from crawldedup.rules import RULES
+from crawldedup.store import open_store
 from tests.spark.test_stages import rec, run_all, small_day_config, verdicts, write_day
 
 ARTICLE = [
@@ -114,6 +116,13 @@ def test_an_excerpt_is_found_by_its_paragraphs_and_frequent_text_is_not(
             assert got["excerpt"]["verdict"] == "duplicate", got["excerpt"]
             assert got["excerpt"]["duplicate_of"] == "article"
             assert (got["excerpt"]["rule"], got["excerpt"]["measure"]) == ("paragraph", "excerpt")
+            # explain says what the verdict rested on: the one paragraph both hold, held by
+            # these two documents only, and its share of the excerpt.
+            with open_store(DayContext(day="2026-11-02", home=home, cfg=c).store) as store:
+                said = explain(store, home, "2026-11-02", "excerpt", c)
+            (para,) = [line for line in said if line.startswith("paragraphs ")]
+            assert para.startswith("paragraphs 1 shared of 1 and 4 (")
+            assert "documents holding each: 2)" in para and "an excerpt needs >= 60" in para
         else:
             assert got["excerpt"]["verdict"] == "unique", got["excerpt"]
         # A quotation inside a longer text of its own, and the standard sentence that ten
