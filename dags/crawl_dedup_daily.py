@@ -323,7 +323,8 @@ with DAG(
         "`max_quarantined_share`, or when the duplicate rate is further than "
         "`duplicate_rate_tolerance` from the average of the previous `trailing_days` reports. "
         "The counts name the run that published the day (`published_by`); when another run "
-        "published it last (a report task cleared alone), the log says whose it is.",
+        "published it last (a report task cleared alone), the log says whose it is. The "
+        "task's Details tab links the day's HTML page (**Day report**, under Extra Links).",
     )
     def report(**context: Any) -> dict[str, Any]:
         from crawldedup_airflow.tasks import report_and_gate
