@@ -407,19 +407,23 @@ class Builder:
         site = site or self.rng.choice(self.sites[page.lang])
         if page.html is None and self.rng.random() < self.p_html:
             page = rp.render_html(self.rng, page, site, site.name, self.titles[page.lang])
+        return self._original(page, day, family, source, site)
+
+    def _original(
+        self,
+        page: rp.Page,
+        day: str,
+        family: str | None,
+        source: str,
+        site: rp.Site | rp.BigSite | rp.HeadingSite | rp.SidebarSite,
+        base: rp.Page | None = None,
+        keep_form: bool = False,
+    ) -> Doc:
+        """A new original of ``day`` on ``site``, recorded (the rng draws id, time, URL)."""
         i = self.new_id()
-        doc = Doc(
-            i,
-            day,
-            self.fetched(day),
-            self.url(site, day),
-            page,
-            "original",
-            family,
-            i,
-            source,
-            site,
-        )
+        fetched = self.fetched(day)
+        url = self.url(site, day)
+        doc = Doc(i, day, fetched, url, page, "original", family, i, source, site, base, keep_form)
         self.docs.append(doc)
         return doc
 
@@ -717,23 +721,7 @@ class Builder:
         site: rp.HeadingSite | rp.SidebarSite,
     ) -> Doc:
         """An original served in a heading or sidebar site's frame, as it was rendered."""
-        i = self.new_id()
-        doc = Doc(
-            i,
-            day,
-            self.fetched(day),
-            self.url(site, day),
-            page,
-            "original",
-            family,
-            i,
-            source,
-            site,
-            base,
-            True,
-        )
-        self.docs.append(doc)
-        return doc
+        return self._original(page, day, family, source, site, base, keep_form=True)
 
     def add_copy_doc(
         self,

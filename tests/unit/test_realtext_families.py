@@ -27,6 +27,8 @@ build = importlib.import_module("benchmarks.realtext.build")
 corpus = importlib.import_module("benchmarks.realtext.corpus")
 rp = build.rp
 
+from tests.unit.test_realtext_transforms import EN  # noqa: E402 (after the path setup)
+
 POEM = rp.Page("送别", "作者：王维\n下马饮君酒，问君何所之。\n君言不得意，归卧南山陲。", "zh")
 QUOTE = rp.Page(
     "On tomorrow",
@@ -40,17 +42,10 @@ LIST = rp.Page(
     'Tapas, n.: Spanish for "not enough food".',
     "en",
 )
+# The Debian Reference passage of test_realtext_transforms, with the section after it.
 ARTICLE_EN = rp.Page(
-    "The shell prompt",
-    "Upon starting the system, you are presented with the character based login screen "
-    "if you did not install any GUI environment.\n"
-    "At the login prompt, you type your username, e.g. penguin, and press the Enter-key, "
-    "then type your password and press the Enter-key again.\n"
-    "Following the Unix tradition, the username and password of the Debian system are "
-    "case sensitive. The username is usually chosen only from the lowercase.\n"
-    "The system starts with the greeting message stored in /etc/motd and presents a "
-    "command prompt.\n"
-    "Now you are in the shell. The shell interprets your commands.\n"
+    EN.title,
+    EN.text + "\n"
     "See also\n"
     "If you installed a GUI environment during the installation process, you are "
     "presented with the graphical login screen upon starting your system.\n"
