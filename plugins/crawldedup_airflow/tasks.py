@@ -22,12 +22,18 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 
-def _day_context(context: Context, sensor_task_id: str) -> DayContext:
-    """The run's day as the stages see it: the sensor's checked paths, the run's config."""
-    ti, params = context["ti"], context["params"]
-    run = ti.xcom_pull(task_ids=sensor_task_id)
+def _resolved_run(context: Context, sensor_task_id: str) -> dict[str, Any]:
+    """What the sensor resolved for the run (its XCom: day, checked paths, store)."""
+    run: dict[str, Any] | None = context["ti"].xcom_pull(task_ids=sensor_task_id)
     if not run:
         raise AirflowFailException(f"no resolved run in the XCom of {sensor_task_id}")
+    return run
+
+
+def _day_context(context: Context, run: dict[str, Any]) -> DayContext:
+    """The run's day as the stages see it: the sensor's checked paths (``run``, see
+    :func:`_resolved_run`), the run's config."""
+    params = context["params"]
     # Imported here: the stage modules import pyspark (for its types), which DAG parsing
     # must not pay for; in a task it costs about a second and starts no JVM.
     from crawldedup.pipeline.context import DayContext
@@ -55,7 +61,7 @@ def dedup_results(context: Context, sensor_task_id: str = "wait_for_crawl") -> d
     from crawldedup.pipeline.stages import summarize
     from crawldedup.stage_registry import spark_stages
 
-    ctx = _day_context(context, sensor_task_id)
+    ctx = _day_context(context, _resolved_run(context, sensor_task_id))
     out: dict[str, Any] = {}
     for name in spark_stages(ctx.cfg):
         st = ctx.read_stats(name)
@@ -66,21 +72,17 @@ def dedup_results(context: Context, sensor_task_id: str = "wait_for_crawl") -> d
     return out
 
 
-def _token(context: Context, sensor_task_id: str) -> str:
+def _token(context: Context, run: dict[str, Any]) -> str:
     """This DAG run's token (the one its dedup application and commit carry)."""
-    run = context["ti"].xcom_pull(task_ids=sensor_task_id) or {}
     return run_token(str(context["run_id"]), run)
 
 
-def _run(
-    context: Context, stage: str, sensor_task_id: str, ctx: DayContext | None = None
-) -> tuple[DayContext, dict[str, Any]]:
+def _run(stage: str, ctx: DayContext) -> dict[str, Any]:
     """One stage without Spark, through the one runner (its checks and its gate)."""
     from crawldedup.pipeline.stages import StageFailed, run_stages
 
-    ctx = ctx or _day_context(context, sensor_task_id)
     try:
-        return ctx, run_stages(None, ctx, (stage,), progress=log.info)
+        return run_stages(None, ctx, (stage,), progress=log.info)
     except StageFailed as exc:
         raise AirflowFailException(str(exc)) from exc
 
@@ -91,8 +93,9 @@ def commit_day(context: Context, sensor_task_id: str = "wait_for_crawl") -> dict
     from dataclasses import replace
 
     # The commit records which run published the day (the report tasks check it).
-    ctx = replace(_day_context(context, sensor_task_id), run_id=_token(context, sensor_task_id))
-    ctx, stats = _run(context, "commit", sensor_task_id, ctx)
+    run = _resolved_run(context, sensor_task_id)
+    ctx = replace(_day_context(context, run), run_id=_token(context, run))
+    stats = _run("commit", ctx)
     if ctx.dry_run:
         log.info("%s: dry run, nothing to commit", ctx.day)
         return {}
@@ -113,13 +116,15 @@ def report_and_gate(context: Context, sensor_task_id: str = "wait_for_crawl") ->
     (no retries: the data will not change) with every reason the day fails the gate.
     """
     ti = context["ti"]
-    ctx, report = _run(context, "report", sensor_task_id)
+    run = _resolved_run(context, sensor_task_id)
+    ctx = _day_context(context, run)
+    report = _run("report", ctx)
     # The report shows what the day was committed with (config); a report task cleared
     # alone after another run published the day again says whose parameters those are.
     other = (
         None
         if ctx.dry_run
-        else published_by_check(ctx.day, report.get("config"), _token(context, sensor_task_id))
+        else published_by_check(ctx.day, report.get("config"), _token(context, run))
     )
     if other:
         log.warning("%s", other)
@@ -175,7 +180,7 @@ def relevance_outcome(context: Context, sensor_task_id: str = "wait_for_crawl") 
     from crawldedup.pipeline.stages import deferred_failure, summarize
     from crawldedup.stage_registry import plan
 
-    ctx = _day_context(context, sensor_task_id)
+    ctx = _day_context(context, _resolved_run(context, sensor_task_id))
     if "relevance" not in plan(ctx.cfg):
         raise AirflowSkipException("relevance is off: no relevance.library configured")
     failure = deferred_failure(ctx)
