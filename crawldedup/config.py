@@ -153,6 +153,13 @@ class BoilerplateConfig:
         "A line held by this many pages of the host (this day and earlier days) is boilerplate.",
         ge=2,
     )
+    drop_frequent: bool = knob(
+        True,
+        "Lines held by min_pages pages of the host that another host has as ordinary text "
+        "(titles of other sites' articles in a related list, standard man-page headings) "
+        "stay in the text and its keys, but a page that has text of its own besides them "
+        "is measured (Jaccard, containment) on that own text (docs/algorithm.md#boilerplate).",
+    )
     min_line_chars: int = knob(
         2,
         "Shorter lines (normalized) are neither counted nor removed; short template lines "

@@ -5,8 +5,9 @@ decided), the keys it shares with the document it was matched to (its ``duplicat
 or ``--with`` another id), whether the two are editions of one page (their URLs differ
 only in versions), and their texts line by line: lines in both, lines of one
 only, and which of them are their host's boilerplate (lines held by at least
-``boilerplate.min_pages`` pages of the host up to that day, table ``host_lines``), so an
-engineer can see whether a site's template made the match.
+``boilerplate.min_pages`` pages of the host up to that day, table ``host_lines``) or its
+frequent lines the page was measured without, and how much of each page is its own
+text, so an engineer can see whether a site's template made the match.
 
 Texts are read again from the day's input files (a document's file and position are in
 ``work/dt=D/docs``) and prepared as the fingerprint stage prepares them; no JVM starts.
@@ -23,7 +24,14 @@ from typing import Any
 import pyarrow.parquet as pq
 
 from crawldedup.config import Config
-from crawldedup.core.boilerplate import host_of, is_boilerplate_line, page_line_keys
+from crawldedup.core.boilerplate import (
+    HostLines,
+    host_of,
+    is_boilerplate_line,
+    own_text,
+    page_line_keys,
+    strip_boilerplate,
+)
 from crawldedup.core.editions import are_editions, edition_of
 from crawldedup.core.fingerprint import paragraph_chars, sketch_containment, sketch_jaccard
 from crawldedup.core.normalize import normalize_text
@@ -53,7 +61,28 @@ class DocView:
     text: str | None  # None: its input file is gone or changed
     sketch: str = ""  # bottom-k sketch of its term shingles (hex)
     length: int | None = None  # normalized characters (None in rows stored before it was)
-    boilerplate: set[str] = field(default_factory=set)  # line keys of its host's template
+    lines: HostLines = field(default_factory=HostLines)  # its host's template and frequent lines
+    own_sketch: str = ""  # sketch of its own text (without its host's frequent lines)
+
+    def fingerprinted(self, min_chars: int) -> str:
+        """The text the fingerprint stage fingerprinted: without its host's template."""
+        text = self.text or ""
+        cleaned = strip_boilerplate(text, self.lines.template, min_chars)
+        return text if cleaned is None else cleaned
+
+    def own(self, min_chars: int) -> list[str] | None:
+        """Its own text (``own_text``), what it is measured on; None when that is the
+        fingerprinted text."""
+        return own_text(self.fingerprinted(min_chars), self.lines.frequent, min_chars)
+
+    def dropped(self, line: str, min_chars: int) -> str:
+        """ "bp" for a template line of its host, "fq" for a frequent line of its host
+        that is not its own text, "" for the rest."""
+        if is_boilerplate_line(line, self.lines.template, min_chars):
+            return "bp"
+        if self.own(min_chars) and is_boilerplate_line(line, self.lines.frequent, min_chars):
+            return "fq"
+        return ""
 
 
 def _doc_row(store: Store, doc_id: str) -> dict[str, bytes]:
@@ -88,26 +117,28 @@ def _text(home: Path, day: str, doc_id: str, cfg: Config) -> str | None:
     return None
 
 
-def _boilerplate(store: Store, host: str, text: str, day: str, cfg: Config) -> set[str]:
-    """The line keys of ``text`` that are boilerplate of ``host`` up to ``day``: held by
-    ``min_pages`` pages of the host and ordinary text of no other host (the fingerprint
-    stage's rule, read back from ``host_lines``)."""
+def _host_lines(store: Store, host: str, text: str, day: str, cfg: Config) -> HostLines:
+    """The line keys of ``text`` held by ``min_pages`` pages of ``host`` up to ``day``:
+    its template (ordinary text of no other host) and its frequent lines (the others),
+    the fingerprint stage's rule read back from ``host_lines``."""
     bp = cfg.boilerplate
     keys = page_line_keys(text, bp.min_line_chars)
     if not keys or not bp.enabled:
-        return set()
+        return HostLines()
     rows = store.get(
         "host_lines", [f"{host}|{k}" for k in keys] + [line_hosts_row(k) for k in keys]
     )
-    out = set()
+    template, frequent = set(), set()
     after = f"{day}~"  # the day itself counts: its cells are written when it is published
     for k in keys:
         pages = sum(int(v) for c, v in rows.get(f"{host}|{k}", {}).items() if c[2:] <= day)
-        if pages >= bp.min_pages and not served_elsewhere(
-            rows.get(line_hosts_row(k), {}), host, after
-        ):
-            out.add(k)
-    return out
+        if pages < bp.min_pages:
+            continue
+        if not served_elsewhere(rows.get(line_hosts_row(k), {}), host, after):
+            template.add(k)
+        elif bp.drop_frequent:
+            frequent.add(k)
+    return HostLines(frozenset(template), frozenset(frequent))
 
 
 def load(store: Store, home: Path, doc_id: str, cfg: Config) -> DocView:
@@ -123,10 +154,11 @@ def load(store: Store, home: Path, doc_id: str, cfg: Config) -> DocView:
         keys=json.loads(row.get("m:keys") or b"{}"),
         text=text,
         sketch=(row.get("v:sketch") or b"").decode(),
+        own_sketch=(row.get("v:own") or b"").decode(),
         length=int(row["m:length"]) if row.get("m:length") else None,
     )
     if text is not None:
-        view.boilerplate = _boilerplate(store, host_of(url), text, day, cfg)
+        view.lines = _host_lines(store, host_of(url), text, day, cfg)
     return view
 
 
@@ -169,22 +201,58 @@ def paragraph_line(store: Store, a: DocView, b: DocView, cfg: Config) -> str | N
     )
 
 
-def line_diff(a: DocView, b: DocView, min_chars: int) -> Iterator[tuple[str, bool, str]]:
-    """(mark, boilerplate, line) for ``a``'s lines then ``b``'s own: "=" a line both
-    have (normalized), "-" only ``a``, "+" only ``b``."""
+def line_diff(a: DocView, b: DocView, min_chars: int) -> Iterator[tuple[str, str, str]]:
+    """(mark, dropped, line) for ``a``'s lines then ``b``'s own: "=" a line both
+    have (normalized), "-" only ``a``, "+" only ``b``; ``dropped`` as
+    :meth:`DocView.dropped`."""
     assert a.text is not None and b.text is not None
     norm_b = {normalize_text(x) for x in b.text.splitlines()}
     norm_a = {normalize_text(x) for x in a.text.splitlines()}
-
-    def is_bp(line: str, doc: DocView) -> bool:
-        return is_boilerplate_line(line, doc.boilerplate, min_chars)
-
     for line in a.text.splitlines():
         if line.strip():
-            yield ("=" if normalize_text(line) in norm_b else "-"), is_bp(line, a), line
+            mark = "=" if normalize_text(line) in norm_b else "-"
+            yield mark, a.dropped(line, min_chars), line
     for line in b.text.splitlines():
         if line.strip() and normalize_text(line) not in norm_a:
-            yield "+", is_bp(line, b), line
+            yield "+", b.dropped(line, min_chars), line
+
+
+def own_line(a: DocView, b: DocView, min_chars: int) -> str:
+    """How much of each side is its own text: the normalized characters it was
+    fingerprinted on (without its host's template) and, where its host's frequent lines
+    are not its own, the characters left without them."""
+
+    def share(doc: DocView) -> str:
+        whole = len(normalize_text(doc.text or ""))
+        kept = len(normalize_text(doc.fingerprinted(min_chars)))
+        own = doc.own(min_chars)
+        rare = f", {sum(len(normalize_text(r)) for r in own)} without [fq]" if own else ""
+        return f"{kept} of {whole} characters{rare}"
+
+    return f"own text   the document {share(a)}; the compared one {share(b)}"
+
+
+def measures_line(a: DocView, b: DocView, k: int) -> str:
+    """The sketch measures of the pair on the whole texts and, when either page has an
+    own text (its host's frequent lines are not its own), what the similarity stage
+    measured (``pair_scoring.own_text_measures``): the Jaccard of the own texts, the
+    best containment of an own text in the other's own text or whole page."""
+    line = (
+        f"measures   Jaccard {sketch_jaccard(a.sketch, b.sketch, k):.3f}, "
+        f"containment {sketch_containment(a.sketch, b.sketch, k):.3f}"
+    )
+    if a.own_sketch or b.own_sketch:
+        sa, sb = a.own_sketch or a.sketch, b.own_sketch or b.sketch
+        contained = max(
+            sketch_containment(sa, sb, k),
+            sketch_containment(sa, b.sketch, k),
+            sketch_containment(a.sketch, sb, k),
+        )
+        line += (
+            f"; on own text (what decided): Jaccard {sketch_jaccard(sa, sb, k):.3f}, "
+            f"containment {contained:.3f}"
+        )
+    return line
 
 
 def explain(
@@ -215,11 +283,7 @@ def explain(
     keys = shared_keys(doc, peer)
     out.append("keys       " + ", ".join(f"{r} {v}" for r, v in keys.items()))
     if doc.sketch and peer.sketch:
-        k = cfg.simhash.sketch_size
-        out.append(
-            f"measures   Jaccard {sketch_jaccard(doc.sketch, peer.sketch, k):.3f}, "
-            f"containment {sketch_containment(doc.sketch, peer.sketch, k):.3f}"
-        )
+        out.append(measures_line(doc, peer, cfg.simhash.sketch_size))
     para = paragraph_line(store, doc, peer, cfg)
     if para is not None:
         out.append(para)
@@ -234,7 +298,12 @@ def explain(
         missing = doc.id if doc.text is None else peer.id
         out.append(f"lines      not shown: the input file of {missing} is gone or changed")
         return out
-    out.append("lines      = both  - only the document  + only the compared one  [bp] boilerplate")
-    for mark, bp, line in line_diff(doc, peer, cfg.boilerplate.min_line_chars):
-        out.append(f"  {mark} {'[bp] ' if bp else '     '}{line}")
+    min_chars = cfg.boilerplate.min_line_chars
+    out.append(own_line(doc, peer, min_chars))
+    out.append(
+        "lines      = both  - only the document  + only the compared one  [bp] boilerplate  "
+        "[fq] frequent on its host, not the page's own text"
+    )
+    for mark, dropped, line in line_diff(doc, peer, min_chars):
+        out.append(f"  {mark} {f'[{dropped}] ' if dropped else '     '}{line}")
     return out

@@ -113,7 +113,7 @@ from itertools import accumulate
 from pathlib import Path
 
 from . import reposting as rp
-from .corpus import CORE_SOURCES, BaseDoc, Corpus, load_corpus
+from .corpus import CORE_SOURCES, SOURCES, BaseDoc, Corpus, load_corpus
 
 START = date(2026, 11, 1)
 ZH_SHARE = 0.60
@@ -1313,7 +1313,18 @@ def main(argv: list[str] | None = None) -> int:
         help="comma list of the hard-negative families and targeted copy kinds to make "
         f"(default all: {', '.join(ALL_FAMILIES)})",
     )
+    ap.add_argument(
+        "--sources",
+        default="",
+        help="comma list of source package names to draw from, and only them (a set from "
+        "source families an evaluation never tuned on); default: the core sources, then "
+        f"every source when they are too few ({', '.join(s.name for s in SOURCES)})",
+    )
     args = ap.parse_args(argv)
+    chosen = [n.strip() for n in args.sources.split(",") if n.strip()]
+    unknown_sources = sorted(set(chosen) - {s.name for s in SOURCES})
+    if unknown_sources:
+        ap.error(f"unknown --sources {', '.join(unknown_sources)}")
     if args.days < 1 or args.per_day < 50:
         ap.error("--days must be >= 1 and --per-day >= 50")
     if args.families.strip() == "all":
@@ -1332,13 +1343,17 @@ def main(argv: list[str] | None = None) -> int:
     t_corpus = time.perf_counter() - t0
     # The core sources first: a build they can fill alone does not depend on the
     # sources added for scale. Otherwise the whole corpus, from the same seed.
-    corpus = full.subset(CORE_SOURCES)
+    core = [s for s in SOURCES if s.name in chosen] if chosen else CORE_SOURCES
+    corpus = full.subset(core)
     builder = Builder(corpus, args.days, args.per_day, args.seed, families)
     try:
         builder.build()
         enough = not builder.short_of_lang
     except CorpusExhausted:
         enough = False
+    if not enough and chosen:
+        log(f"the sources {', '.join(chosen)} are too few for this build")
+        return 2
     if not enough:
         log("core sources too few for this build: using every source")
         corpus = full
@@ -1357,6 +1372,7 @@ def main(argv: list[str] | None = None) -> int:
             "per_day": args.per_day,
             "seed": args.seed,
             "families": [f for f in ALL_FAMILIES if f in families],
+            "sources": chosen or None,
         },
         seconds,
     )

@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Iterator, Set
+from dataclasses import dataclass
 from functools import lru_cache
 
 from crawldedup.core.normalize import normalize_text
@@ -119,3 +120,41 @@ def strip_boilerplate(text: str, boilerplate: Set[str], min_chars: int) -> str |
 def is_boilerplate_only(stripped: str | None) -> bool:
     """A page that is nothing but its host's boilerplate (``strip_boilerplate`` gave "")."""
     return stripped == ""
+
+
+@dataclass(frozen=True)
+class HostLines:
+    """The line (and shape) keys a page of one host is fingerprinted without."""
+
+    template: frozenset[str] = frozenset()
+    """Boilerplate: held by ``min_pages`` pages of the host and ordinary text of no other
+    host. Removed from every page of the host."""
+    frequent: frozenset[str] = frozenset()
+    """Held by ``min_pages`` pages of the host too, but ordinary text of another host (a
+    list of other sites' titles, standard man-page headings, a quotation many pages
+    carry). They stay in the text and its keys (a mirror of such a page elsewhere has
+    them too), but a page with text of its own besides them is measured on that own
+    text (:func:`own_text`): they decide no match."""
+
+
+def own_text(text: str, frequent: Set[str], min_chars: int) -> list[str] | None:
+    """A page's own text: the runs of consecutive lines of ``text`` (already without its
+    host's template) that are not among its host's ``frequent`` lines, when it holds a
+    frequent line and text of its own is left; None otherwise (the page is measured on
+    ``text``). Runs, not one text: a shingle across a removed line is in no copy."""
+    if not frequent:
+        return None
+    runs: list[list[str]] = [[]]
+    own = removed = 0
+    for line in text.splitlines():
+        norm, key, shape = _line_facts(line, min_chars)
+        if (key is not None and key in frequent) or (shape is not None and shape in frequent):
+            removed += 1
+            if runs[-1]:
+                runs.append([])
+        else:
+            runs[-1].append(line)
+            own += norm
+    if not removed or own < min_chars:
+        return None
+    return ["\n".join(r) for r in runs if r]

@@ -470,6 +470,18 @@ _DEFAULT_SIMHASH = SimhashConfig()
 _DEFAULT_LSH = LshConfig()
 
 
+def runs_sketch(runs: Iterable[str], sh: SimhashConfig, lsh: LshConfig) -> str:
+    """The bottom-k sketch of the term shingles inside each text of ``runs`` (none across
+    two): of one text, :func:`fingerprint`'s ``sketch`` of it."""
+    shingled = []
+    for run in runs:
+        folded = fold(run)
+        ids = term_ids(folded, codepoints(folded))
+        shingled.append(codepoint_shingle_hashes(ids, lsh.shingle_terms))
+    hashes = np.concatenate(shingled) if shingled else np.zeros(0, dtype=np.uint64)
+    return _sketch_of_distinct(_sorted_distinct(hashes), sh.sketch_size)
+
+
 def fingerprint(
     title: str,
     content: str,

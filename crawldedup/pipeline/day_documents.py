@@ -23,6 +23,7 @@ from pyspark.sql.pandas.types import to_arrow_schema
 from pyspark.sql.types import StructType
 
 from crawldedup.config import Config
+from crawldedup.core.boilerplate import HostLines
 from crawldedup.pipeline import schemas
 from crawldedup.pipeline.day_input import BATCH_ROWS, PARSED, PartWriter, part_file
 from crawldedup.pipeline.duplicate_ids import with_raw
@@ -55,7 +56,7 @@ def write_part(
     parsed_dir: str,
     docs_dir: str,
     repeats_dir: str | None,
-    boiler: dict[str, frozenset[str]],
+    boiler: dict[str, HostLines],
     cfg: Config,
 ) -> list[dict[str, Any]]:
     """docs/part-``index`` from parsed/part-``index`` (the input file ``source``); returns
@@ -86,7 +87,7 @@ def write_documents(
     docs_dir: str,
     repeats: DataFrame | None,
     repeats_dir: str,
-    boiler: dict[str, frozenset[str]],
+    boiler: dict[str, HostLines],
 ) -> list[dict[str, Any]]:
     """work/docs of the day: one part per input file, written by its own task.
     ``repeats``: (source, position) of the repeated ids, or None. Returns the quarantine

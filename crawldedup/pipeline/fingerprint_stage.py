@@ -17,6 +17,7 @@ import pyarrow.parquet as pq
 from pyspark.sql import SparkSession
 from pyspark.sql.pandas.types import to_arrow_schema
 
+from crawldedup.core.boilerplate import HostLines
 from crawldedup.ingest.readers import select_input_files
 from crawldedup.pipeline import schemas
 from crawldedup.pipeline.context import DayContext, timed
@@ -41,7 +42,7 @@ def _fingerprint_files(spark: SparkSession, ctx: DayContext, files: list[str]) -
     parsed_dir = ctx.path("parsed")
     shutil.rmtree(parsed_dir, ignore_errors=True)
     day = read_and_fingerprint(spark, files, ctx.cfg, ctx.day, parsed_dir)
-    boiler: dict[str, frozenset[str]] = {}
+    boiler: dict[str, HostLines] = {}
     if ctx.cfg.boilerplate.enabled:
         boiler, stats["boilerplate"] = learn_boilerplate(spark, ctx, day.docs)
     repeats = day.repeats.rows if day.repeats.count else None

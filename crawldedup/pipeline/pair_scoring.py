@@ -96,7 +96,7 @@ def _scores(
 _NIBBLE = np.zeros(256, dtype=np.uint8)
 for _i, _c in enumerate("0123456789abcdef"):
     _NIBBLE[ord(_c)] = _NIBBLE[ord(_c.upper())] = _i
-SIDE_COLUMNS = ["id", "sketch", "simhash", "length", "url"]
+SIDE_COLUMNS = ["id", "sketch", "simhash", "length", "url", "own_sketch"]
 _SIDE_SCHEMA = pa.schema(
     [
         pa.field("id", pa.string()),
@@ -104,6 +104,7 @@ _SIDE_SCHEMA = pa.schema(
         pa.field("simhash", pa.string()),
         pa.field("length", pa.int32()),
         pa.field("url", pa.string()),
+        pa.field("own_sketch", pa.string()),
     ]
 )
 
@@ -138,6 +139,9 @@ class Sides:
     chars: pa.Array  # int32, null when unknown
     edition_key: np.ndarray  # int64 code of the URL's edition key, -1 when none
     edition_version: np.ndarray  # int64 code of the URL's versions
+    own_row: np.ndarray  # int64 row of the side's own-text sketch in own_sketches, -1: none
+    own_sketches: np.ndarray  # (m, width) uint64, the sides that have one
+    own_lengths: np.ndarray  # int64
 
     def rows(self, ids: pa.Array, same_day: np.ndarray | None = None) -> np.ndarray:
         """Row of each id (-1 when unknown): the day's, or where ``same_day`` is false
@@ -149,6 +153,38 @@ class Sides:
         earlier = np.asarray(self.earlier.get_indexer(names), dtype=np.int64)
         earlier = np.where(earlier >= 0, earlier + len(self.today), -1)
         return np.where(same_day, today, earlier)
+
+    def measured(self, rows: np.ndarray, own: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(padded sketches, lengths) of ``rows``: their own text's where ``own``."""
+        sketches, lengths = self.sketches[rows], self.sketch_lengths[rows]
+        if own.any():
+            mine = self.own_row[rows[own]]
+            sketches[own] = self.own_sketches[mine]
+            lengths = lengths.copy()
+            lengths[own] = self.own_lengths[mine]
+        return sketches, lengths
+
+
+def own_text_measures(
+    sides: Sides, a: np.ndarray, b: np.ndarray, k: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(Jaccard, containment, smaller set size) of the pairs of rows ``a``, ``b`` when a
+    page that has an own text (its host's frequent lines are not its own) is measured on
+    it (docs/algorithm.md#boilerplate): the Jaccard of the two own texts (or whole
+    pages, where none), and the best containment of an own text in the other's own text
+    or whole page (a copy elsewhere has those lines as text, or other lines of its own
+    host as frequent)."""
+    own_a, own_b = sides.own_row[a] >= 0, sides.own_row[b] >= 0
+    mine_a, mine_b = sides.measured(a, own_a), sides.measured(b, own_b)
+    jac, con, smaller = padded_sketch_measures(*mine_a, *mine_b, k)
+    one = own_a | own_b
+    if one.any():
+        whole_a = sides.sketches[a[one]], sides.sketch_lengths[a[one]]
+        whole_b = sides.sketches[b[one]], sides.sketch_lengths[b[one]]
+        _, in_b, _ = padded_sketch_measures(mine_a[0][one], mine_a[1][one], *whole_b, k)
+        _, in_a, _ = padded_sketch_measures(*whole_a, mine_b[0][one], mine_b[1][one], k)
+        con[one] = np.maximum(con[one], np.maximum(in_a, in_b))
+    return jac, con, smaller
 
 
 def _hex_values(col: pa.Array) -> Ragged:
@@ -170,21 +206,35 @@ def sides_of(today: pa.Table, earlier: pa.Table, k: int) -> Sides:
     """The sides of two tables with ``SIDE_COLUMNS`` (sketch and simhash as hex)."""
     table = pa.concat_tables([t.select(SIDE_COLUMNS).cast(_SIDE_SCHEMA) for t in (today, earlier)])
     table = table.combine_chunks()
-    column = table.column("sketch")
-    sketches = _hex_values(column.chunk(0) if column.num_chunks else pa.array([], pa.string()))
+
+    def hex_column(name: str, rows: pa.Array | None = None) -> Ragged:
+        column = table.column(name)
+        col = column.chunk(0) if column.num_chunks else pa.array([], pa.string())
+        return _hex_values(col if rows is None else col.filter(rows))
+
+    sketches = hex_column("sketch")
     lengths = sketches.lengths
+    has_own = pc.fill_null(pc.greater(pc.utf8_length(table.column("own_sketch")), 0), False)
+    has_own_np = np.asarray(has_own.to_numpy(zero_copy_only=False), dtype=bool)
+    own = hex_column("own_sketch", has_own.combine_chunks())
+    own_row = np.full(table.num_rows, -1, dtype=np.int64)
+    own_row[has_own_np] = np.arange(int(has_own_np.sum()), dtype=np.int64)
+    width = max(k, int(lengths.max(initial=0)), 1)
     simhash, simhash_known = _simhashes(table.column("simhash").to_pylist())
     ids = table.column("id").to_pylist()
     urls = table.column("url").to_pylist()
     return Sides(
         today=pd.Index(ids[: today.num_rows], dtype=object),
         earlier=pd.Index(ids[today.num_rows :], dtype=object),
-        sketches=padded(sketches, max(k, int(lengths.max(initial=0)), 1)),
+        sketches=padded(sketches, width),
         sketch_lengths=lengths,
         simhash=simhash,
         simhash_known=simhash_known,
         chars=table.column("length").combine_chunks().cast(pa.int32()),
         **dict(zip(("edition_key", "edition_version"), edition_codes(urls), strict=True)),
+        own_row=own_row,
+        own_sketches=padded(own, width),
+        own_lengths=own.lengths,
     )
 
 
@@ -222,9 +272,7 @@ def score_id_batch(
     keep = (a >= 0) & (b >= 0)
     if not keep.all():
         batch, a, b = batch.filter(pa.array(keep)), a[keep], b[keep]
-    sketch = padded_sketch_measures(
-        sides.sketches[a], sides.sketch_lengths[a], sides.sketches[b], sides.sketch_lengths[b], k
-    )
+    sketch = own_text_measures(sides, a, b, k)
     known = sides.simhash_known[a] & sides.simhash_known[b]
     dist = pa.array(hamming(sides.simhash[a], sides.simhash[b]).astype(np.int32), mask=~known)
     chars = sides.chars.take(pa.array(a)), sides.chars.take(pa.array(b))
@@ -263,7 +311,8 @@ def arrow_inputs(pairs: DataFrame) -> DataFrame:
     """The columns ``score_batch`` reads, converted in the JVM.
 
     ``pairs`` has ``id, cand_id`` and, per side (``x`` and ``cand_x``), ``tf`` (JSON,
-    null when unknown), ``simhash`` (hex), ``sketch`` (hex), ``length`` and ``url``.
+    null when unknown), ``simhash`` (hex), ``sketch`` (hex), ``length`` and ``url``; and
+    the own text's sketches ``own_sketch`` and ``cand_own`` (hex, null when none).
     """
 
     def vector(name: str) -> Column:
@@ -281,6 +330,8 @@ def arrow_inputs(pairs: DataFrame) -> DataFrame:
         F.col("cand_simhash"),
         sketch("sketch"),
         sketch("cand_sketch"),
+        sketch("own_sketch"),
+        sketch("cand_own"),
         F.col("length"),
         F.col("cand_length"),
         F.col("url"),
@@ -306,11 +357,24 @@ def score_batch(batch: pa.RecordBatch, k: int) -> pa.RecordBatch:
     sim = cosines(
         Ragged(codes_np[: len(keys_a)], off_a), w_a, Ragged(codes_np[len(keys_a) :], off_b), w_b
     )
-    sketch = sketch_measures(
-        sketches_from_bytes(batch.column("sketch").to_pylist()),
-        sketches_from_bytes(batch.column("cand_sketch").to_pylist()),
-        k,
+
+    def side(full: str, own: str) -> tuple[Ragged, Ragged]:
+        """A side's sketches: whole, and its own text's where it has one."""
+        whole = batch.column(full).to_pylist()
+        blobs = zip(whole, batch.column(own).to_pylist(), strict=True)
+        return sketches_from_bytes(whole), sketches_from_bytes([o or f for f, o in blobs])
+
+    # As own_text_measures, on every pair (where neither has an own text, all agree).
+    (whole_a, mine_a), (whole_b, mine_b) = (
+        side("sketch", "own_sketch"),
+        side("cand_sketch", "cand_own"),
     )
+    jac, con, smaller = sketch_measures(mine_a, mine_b, k)
+    con = np.maximum(
+        con,
+        np.maximum(sketch_measures(mine_a, whole_b, k)[1], sketch_measures(whole_a, mine_b, k)[1]),
+    )
+    sketch = jac, con, smaller
     sh_a, known_a = _simhashes(batch.column("simhash").to_pylist())
     sh_b, known_b = _simhashes(batch.column("cand_simhash").to_pylist())
     dist = pa.array(hamming(sh_a, sh_b).astype(np.int32), mask=~(known_a & known_b))

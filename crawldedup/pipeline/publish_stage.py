@@ -250,6 +250,7 @@ def _put_docs(store: Store, batch: list[dict[str, Any]], day: str) -> None:
             raw_md5=r["raw_md5"],
             sketch=r["sketch"],
             length=r["length"],
+            own_sketch=r["own_sketch"],
         )
         rec = VerdictRecord(
             r["id"],

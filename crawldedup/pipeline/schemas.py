@@ -35,6 +35,9 @@ DOCS = _s(
     ("lsh_keys", ArrayType(StringType(), False), False),
     ("paragraph_keys", ArrayType(StringType(), False), False),
     ("sketch", StringType(), False),
+    # The sketch of its own text, without its host's frequent lines (measures between
+    # two pages of one host); null when it has none.
+    ("own_sketch", StringType(), True),
     ("tf", StringType(), False),
     ("raw_md5", StringType(), False),
     ("length", IntegerType(), False),
@@ -95,6 +98,7 @@ CANDIDATE_SIDE = _s(
     ("cand_sketch", StringType(), False),
     ("cand_length", IntegerType(), True),  # null in rows stored before the length was
     ("cand_url", StringType(), True),  # null when the document row is gone
+    ("cand_own", StringType(), True),  # its own text's sketch; null when none
 )
 
 TYPES = _s(("id", StringType(), False), ("type", StringType(), False))

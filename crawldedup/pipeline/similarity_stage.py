@@ -34,8 +34,8 @@ from crawldedup.pipeline.work_files import read_work
 from crawldedup.rules import Rule
 from crawldedup.store import Store
 
-# A CANDIDATE_SIDE row: id, term vector, SimHash, sketch, length, URL.
-CandidateSide = tuple[str, str | None, str | None, str, int | None, str | None]
+# A CANDIDATE_SIDE row: id, term vector, SimHash, sketch, length, URL, own text's sketch.
+CandidateSide = tuple[str, str | None, str | None, str, int | None, str | None, str | None]
 
 
 def _fetch_earlier(
@@ -51,7 +51,7 @@ def _fetch_earlier(
     ``vector``: "tf", "tag_tfidf" (the vectors the relevance stage stored) or None
     (no cosine: no vector is read).
     """
-    columns = ["m:simhash", "v:sketch", "m:length", "m:url"]
+    columns = ["m:simhash", "v:sketch", "m:length", "m:url", "v:own"]
     columns += ["v:tf"] if vector == "tf" else []
 
     def flush(store: Store, batch: list[Row]) -> Iterator[CandidateSide]:
@@ -72,6 +72,7 @@ def _fetch_earlier(
                 (row.get("v:sketch") or b"").decode(),
                 int(length) if length else None,
                 url.decode() if url else None,
+                (row.get("v:own") or b"").decode() or None,  # absent in older rows
             )
 
     return store_batches(rows, store_url, batch_size, flush, counters)
@@ -175,6 +176,7 @@ def scores_of_ids(
         F.col("cand_simhash").alias("simhash"),
         F.col("cand_length").alias("length"),
         F.col("cand_url").alias("url"),
+        F.col("cand_own").alias("own_sketch"),
     ).write.mode("overwrite").parquet(ctx.path("earlier_sides"))
     day, k, schema = ctx.day, ctx.cfg.simhash.sketch_size, to_arrow_schema(schemas.PAIR_SCORES)
     today, earlier = ctx.path("docs"), ctx.path("earlier_sides")
@@ -189,7 +191,7 @@ def scores_with_cosine(
     """work/scores with the cosine: both sides' term vectors joined to every pair."""
     cfg = ctx.cfg
     docs = read_work(spark, ctx.path("docs")).select(
-        "id", "tf", "simhash", "sketch", "length", "url"
+        "id", "tf", "simhash", "sketch", "length", "url", "own_sketch"
     )
     vector = cfg.cascade.cosine_weights
     if vector == "tag_tfidf":
@@ -206,6 +208,7 @@ def scores_with_cosine(
         F.col("sketch").alias("cand_sketch"),
         F.col("length").alias("cand_length"),
         F.col("url").alias("cand_url"),
+        F.col("own_sketch").alias("cand_own"),
     )
     # Two joins, not one against a union: the day's side stays small enough for Spark
     # to broadcast, so the pairs (and their term vectors) are not shuffled.

@@ -19,7 +19,14 @@ from pyspark.sql import functions as F
 from pyspark.sql.pandas.types import from_arrow_schema
 
 from crawldedup.config import Config
-from crawldedup.core.boilerplate import SHAPE_PREFIX, is_boilerplate_only, strip_boilerplate
+from crawldedup.core.boilerplate import (
+    SHAPE_PREFIX,
+    HostLines,
+    is_boilerplate_only,
+    own_text,
+    strip_boilerplate,
+)
+from crawldedup.core.fingerprint import runs_sketch
 from crawldedup.ingest.readers import describe, is_environment_error
 from crawldedup.ingest.records import fingerprint_fields
 from crawldedup.pipeline.context import DayContext
@@ -109,19 +116,29 @@ BOILERPLATE_ONLY_KEYS: dict[str, Any] = {
 }
 
 
-def page_text(text: str, host: str | None, boiler: dict[str, frozenset[str]], cfg: Config) -> str:
-    """The text a page is fingerprinted on: without its host's boilerplate lines when it
+def page_text(text: str, mine: HostLines | None, cfg: Config) -> str:
+    """The text a page is fingerprinted on: without its host's template lines when it
     holds any ("" when nothing of its own is left), else the whole text."""
-    mine = boiler.get(host or "")
-    if not mine:
+    if mine is None or not mine.template:
         return text
-    cleaned = strip_boilerplate(text, mine, cfg.boilerplate.min_line_chars)
+    cleaned = strip_boilerplate(text, mine.template, cfg.boilerplate.min_line_chars)
     return text if cleaned is None else cleaned
+
+
+def own_sketch(text: str, mine: HostLines | None, cfg: Config) -> str | None:
+    """The sketch of the page's own text (``own_text``: without its host's frequent
+    lines), what the page is measured on; None when it has no such lines or nothing
+    else. Its shingles are among the page's (none spans a removed line), so a copy of
+    the whole page contains it."""
+    if mine is None or not mine.frequent or not text:
+        return None
+    own = own_text(text, mine.frequent, cfg.boilerplate.min_line_chars)
+    return None if own is None else runs_sketch(own, cfg.simhash, cfg.lsh)
 
 
 def fingerprint_pages(
     batches: Iterator[pa.RecordBatch],
-    boiler: dict[str, frozenset[str]],
+    boiler: dict[str, HostLines],
     cfg: Config,
     failed: list[dict[str, Any]],
 ) -> Iterator[pa.RecordBatch]:
@@ -139,7 +156,9 @@ def fingerprint_pages(
         rows: list[dict[str, Any]] = []
         for row in batch.to_pylist():
             try:
-                text = page_text(row["text"], row["host"], boiler, cfg)
+                mine = boiler.get(row["host"] or "")
+                text = page_text(row["text"], mine, cfg)
+                row["own_sketch"] = own_sketch(text, mine, cfg)
                 if is_boilerplate_only(text):
                     row.update(fingerprint_fields(row["title"], row["text"], cfg))
                     row.update(BOILERPLATE_ONLY_KEYS)
@@ -164,7 +183,7 @@ def fingerprint_pages(
 
 def learn_boilerplate(
     spark: SparkSession, ctx: DayContext, docs: DataFrame
-) -> tuple[dict[str, frozenset[str]], dict[str, Any]]:
+) -> tuple[dict[str, HostLines], dict[str, Any]]:
     """Each host's boilerplate lines (for :func:`fingerprint_pages`), and their counts.
 
     ``docs``: the day's documents' ``host`` and ``line_keys``.
@@ -176,7 +195,11 @@ def learn_boilerplate(
     ``min_pages`` of its pages, today or on an earlier day: rows ``*|line``). A site's
     template lines are template wherever they are ("返回顶部" on many sites); an article
     that one host serves again and again with other decorations is ordinary text on the
-    host it came from, so its lines stay. The day's counts go to
+    host it came from, so its lines stay. They are the host's frequent lines
+    (``HostLines.frequent``, ``boilerplate.drop_frequent``): a page with text of its own
+    besides them is measured without them (a list of other sites' titles on every page
+    of a download site says nothing about whether two of its pages are copies). The
+    day's counts go to
     ``work/dt=D/host_lines`` and the hosts where each line is ordinary text to
     ``work/dt=D/line_hosts``, for the publish stage.
     """
@@ -198,18 +221,34 @@ def learn_boilerplate(
     )
     ordinary.write.mode("overwrite").parquet(ctx.path("line_hosts"))
     ordinary = read_work(spark, ctx.path("line_hosts"))
-    boiler_rows = (
-        total.filter((F.col("n") >= bp.min_pages) & ~F.col("elsewhere"))
-        .join(ordinary, "line", "left_anti")
-        .select("host", "line")
+    # Lines held by min_pages pages of a host: its template, unless they are ordinary
+    # text elsewhere (another host had them on fewer pages, or an earlier day saw them
+    # there); then they are the host's frequent lines (HostLines.frequent).
+    is_template = ~F.col("elsewhere") & F.col("ordinary").isNull()
+    frequent_rows = (
+        total.filter(F.col("n") >= bp.min_pages)
+        .join(ordinary.select("line", F.lit(True).alias("ordinary")), "line", "left")
+        .select("host", "line", is_template.alias("template"))
     )
-    found: dict[str, set[str]] = {}
-    for r in boiler_rows.collect():
-        found.setdefault(r["host"], set()).add(r["line"])
-    boiler = {h: frozenset(lines) for h, lines in found.items()}
-    keys = [k for v in boiler.values() for k in v]
+    template: dict[str, set[str]] = {}
+    frequent: dict[str, set[str]] = {}
+    for r in frequent_rows.collect():
+        if r["template"]:
+            template.setdefault(r["host"], set()).add(r["line"])
+        elif bp.drop_frequent:
+            frequent.setdefault(r["host"], set()).add(r["line"])
+    boiler = {
+        h: HostLines(frozenset(template.get(h, ())), frozenset(frequent.get(h, ())))
+        for h in template.keys() | frequent.keys()
+    }
+    keys = [k for v in boiler.values() for k in v.template]
     shapes = sum(k.startswith(SHAPE_PREFIX) for k in keys)
-    stats = {"hosts": len(boiler), "lines": len(keys) - shapes, "shapes": shapes}
+    stats = {
+        "hosts": len(template),
+        "lines": len(keys) - shapes,
+        "shapes": shapes,
+        "frequent_lines": sum(len(v.frequent) for v in boiler.values()),
+    }
     return boiler, stats
 
 

@@ -114,6 +114,7 @@ def doc_row(
     raw_md5: str,
     sketch: str,
     length: int,
+    own_sketch: str | None = None,
 ) -> dict[str, bytes]:
     return {
         "m:url": url.encode(),
@@ -126,6 +127,8 @@ def doc_row(
         "m:raw_md5": raw_md5.encode(),
         "v:tf": tf_json.encode(),
         "v:sketch": sketch.encode(),
+        # The own text's sketch (empty when none; always written, so a rerun replaces it).
+        "v:own": (own_sketch or "").encode(),
         "m:length": str(length).encode(),  # normalized characters
     }
 

@@ -493,7 +493,7 @@ def test_site_boilerplate_lines_are_removed_before_keys(
     run_all(spark, DayContext(day="2026-11-01", home=home, cfg=cfg, input_dir=d1))
     # Three pages of the host so far (min_pages is 4): nothing was removed on day 1.
     stats1 = json.loads((home / "work/dt=2026-11-01/stats/fingerprint.json").read_text())
-    assert stats1["boilerplate"] == {"hosts": 0, "lines": 0, "shapes": 0}
+    assert stats1["boilerplate"] == {"hosts": 0, "lines": 0, "shapes": 0, "frequent_lines": 0}
     d2 = write_day(
         tmp_path / "in",
         "2026-11-02",
@@ -507,7 +507,7 @@ def test_site_boilerplate_lines_are_removed_before_keys(
     stats2 = json.loads((ctx.work / "stats" / "fingerprint.json").read_text())
     # The three lines, and the shapes of two: a label and its fill ("相关阅读：…"), a line
     # with numbers ("… © 2026 …").
-    assert stats2["boilerplate"] == {"hosts": 1, "lines": 3, "shapes": 2}
+    assert stats2["boilerplate"] == {"hosts": 1, "lines": 3, "shapes": 2, "frequent_lines": 0}
     v = verdicts(ctx)
     assert (v["copy"]["verdict"], v["copy"]["duplicate_of"]) == ("duplicate", "orig")
     # Without its site's lines the copy is the original's text exactly.

@@ -8,6 +8,7 @@ from crawldedup.core.boilerplate import (
     is_boilerplate_only,
     line_key,
     line_keys,
+    own_text,
     page_line_keys,
     strip_boilerplate,
 )
@@ -71,6 +72,41 @@ def test_a_page_of_nothing_but_boilerplate_is_said_so() -> None:
     boiler = {line_key(NAV, 8), line_key(COPY, 8)}
     assert is_boilerplate_only(strip_boilerplate(f"{NAV}\n{COPY}\n»", boiler, 2))
     assert not is_boilerplate_only(strip_boilerplate(ARTICLE, boiler, 2))  # None: untouched
+
+
+def test_a_pages_own_text_is_what_its_hosts_frequent_lines_leave() -> None:
+    """A host's frequent lines (on min_pages of its pages, but ordinary text of another
+    host: a related list of other sites' titles) are not the page's own text when it has
+    other text; the own text is the runs of lines between them (no shingle spans a
+    removed line)."""
+    related = ["nohup - 使程序运行时不挂起，不向 tty 输出信息", "comm - 按行比较两个已排序的文件"]
+    frequent = frozenset(line_key(x, 2) for x in related)
+    proverb = "吃了省钱瓜，害了绞肠痧。"
+    page = "\n".join([proverb, "——《谚语》", related[0], "注释：瓜指便宜货", *related])
+    assert own_text(page, frequent, 2) == [f"{proverb}\n——《谚语》", "注释：瓜指便宜货"]
+    # Nothing of its own besides the frequent lines: measured on the whole text.
+    assert own_text("\n".join(related), frequent, 2) is None
+    assert own_text(ARTICLE, frequent, 2) is None  # no frequent line
+    assert own_text(page, frozenset(), 2) is None
+
+
+def test_an_own_text_sketch_is_inside_the_whole_pages_sketch_set() -> None:
+    """Its shingles are among the page's: a copy of the whole page contains it."""
+    from crawldedup.config import Config
+    from crawldedup.core.fingerprint import fingerprint, runs_sketch
+
+    cfg = Config()
+    related = [f"第{i}条：相关文章标题，很多页面都有这一行，内容各不相同" for i in range(30)]
+    page = "\n".join([ARTICLE, *related, NAV])
+    runs = own_text(page, frozenset(line_key(x, 2) for x in related), 2)
+    assert runs == [ARTICLE, NAV]
+    own = runs_sketch(runs, cfg.simhash, cfg.lsh)
+    whole = fingerprint("", page, cfg.fingerprint, cfg.simhash, cfg.lsh).sketch
+    alone = fingerprint("", ARTICLE, cfg.fingerprint, cfg.simhash, cfg.lsh).sketch
+    assert runs_sketch([ARTICLE], cfg.simhash, cfg.lsh) == alone
+    from crawldedup.core.fingerprint import sketch_containment
+
+    assert sketch_containment(own, whole, cfg.simhash.sketch_size) == 1.0
 
 
 def test_host_of_drops_www_and_default_ports() -> None:

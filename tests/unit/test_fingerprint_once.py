@@ -12,7 +12,7 @@ import pytest
 from pyspark.sql.pandas.types import to_arrow_schema
 
 from crawldedup.config import Config
-from crawldedup.core.boilerplate import page_line_keys, strip_boilerplate
+from crawldedup.core.boilerplate import HostLines, page_line_keys, strip_boilerplate
 from crawldedup.ingest.readers import RawRecord
 from crawldedup.ingest.records import fingerprint_fields, prepare, read_record
 from crawldedup.pipeline import site_boilerplate
@@ -44,11 +44,12 @@ def test_a_page_is_fingerprinted_on_its_text_without_its_hosts_template() -> Non
     page = "\n".join([TEMPLATE[0], OWN, TEMPLATE[1]])
     plain = "一段没有模板的文字，也足够长，可以算出它自己的指纹来，这里再多写几个字。"
     batch = _parsed([_record(1, page), _record(2, plain)], cfg)
-    boiler = {"site.example": frozenset(page_line_keys("\n".join(TEMPLATE), 8))}
+    template = frozenset(page_line_keys("\n".join(TEMPLATE), 8))
+    boiler = {"site.example": HostLines(template)}
     failed: list[dict[str, Any]] = []
     (out,) = fingerprint_pages(iter([batch]), boiler, cfg, failed)
     rows = out.to_pylist()
-    stripped = strip_boilerplate(page, boiler["site.example"], cfg.boilerplate.min_line_chars)
+    stripped = strip_boilerplate(page, template, cfg.boilerplate.min_line_chars)
     assert stripped is not None and OWN in stripped and TEMPLATE[0] not in stripped
     assert {k: rows[0][k] for k in fingerprint_fields("", "", cfg)} == fingerprint_fields(
         "标题1", stripped, cfg
@@ -66,7 +67,7 @@ def test_a_page_of_nothing_but_template_keeps_only_its_exact_key() -> None:
     cfg = Config().validate()
     page = "\n".join(TEMPLATE)
     batch = _parsed([_record(1, page)], cfg)
-    boiler = {"site.example": frozenset(page_line_keys(page, 8))}
+    boiler = {"site.example": HostLines(frozenset(page_line_keys(page, 8)))}
     (out,) = fingerprint_pages(iter([batch]), boiler, cfg, [])
     row = out.to_pylist()[0]
     whole = fingerprint_fields("标题1", page, cfg)

@@ -1,0 +1,133 @@
+"""A host's frequent lines are not a page's text (docs/algorithm.md#boilerplate), through
+the one runner on the embedded store.
+
+A download site puts one related list on every page: titles of another site's manual
+pages. The lines are on every page of the site, yet they are not its template (the
+manual site has each as ordinary text), so they stay in the pages' text, and before a
+short page was "contained" in every other page of the site. Now two pages of the site
+are measured on their own text, without the site's frequent lines; a repost elsewhere is
+measured on the whole text; a page that holds nothing else (an article another site
+serves again and again) is its article.
+
+The manual titles are real man-page summaries (Linux man-pages, zh_CN translation); the
+own texts are Chinese proverbs.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from crawldedup.config import Config
+from crawldedup.explain import explain
+from crawldedup.pipeline.context import DayContext
+from crawldedup.store import open_store
+from tests.spark.test_stages import ARTICLE, rec, run_all, small_day_config, verdicts, write_day
+
+RELATED = [
+    "nohup - 使程序运行时不挂起，不向 tty 输出信息",
+    "daemon - 编写与打包系统守护进程",
+    "puts - 向一个通道写",
+    "break - 终止循环命令",
+    "rdev - 查询/设置内核映像文件的根设备，RAM 磁盘大小或视频模式",
+    "perlboot - 初学者的面向对象教程",
+    "comm - 按行比较两个已排序的文件",
+    "tzfile - 时区信息",
+    "sha1sum - 计算并校验 SHA1 信息摘要",
+    "LDP - Linux文档工程的简介，包括帮助，向导和文档",
+    "UNLISTEN - 停止监听通知信息",
+    "systemd-notify - 向 systemd 报告服务状态的变化",
+    "truncate - 缩减或扩展文件尺寸至指定大小",
+    "rmdir - 删除空目录",
+    "bootparam - 介绍Linux核心的启动参数",
+    "ANALYZE - 收集与数据库有关的统计",
+]
+PROVERBS = [
+    "吃了省钱瓜，害了绞肠痧。",
+    "千里之堤，溃于蚁穴。",
+    "三个臭皮匠，顶个诸葛亮。",
+    "不入虎穴，焉得虎子。",
+    "路遥知马力，日久见人心。",
+    "近朱者赤，近墨者黑。",
+]
+DL_HEAD = ["绿色软件园 — 安全、绿色、免费的软件下载站", "首页 | 系统工具 | 网络软件 | 编程开发"]
+DL_FOOT = ["Copyright © 2008-2026 绿色软件园 版权所有", "关于我们 | 联系我们 | 网站地图"]
+AGG = ["聚合资讯 首页 | 推荐 | 热点", "本页内容来自网络，如有侵权请联系删除"]
+
+
+def _dl_page(proverb: str) -> str:
+    return "\n".join([*DL_HEAD, proverb, "同类软件", *RELATED, *DL_FOOT])
+
+
+def test_a_sites_frequent_lines_decide_nothing_where_a_page_has_text_of_its_own(
+    spark: Any, tmp_path: Path
+) -> None:
+    cfg: Config = small_day_config()
+    day: list[dict[str, Any] | str] = []
+    # The manual site: each title is ordinary text there (one page each).
+    for i, line in enumerate(RELATED):
+        text = f"{line}\n这是手册第 {i} 页的正文，说明命令的用法、选项和例子。"
+        day.append(
+            rec(f"man{i}", text, f"2026-11-01T00:{i:02d}:00Z", line, f"http://man.example/{i}")
+        )
+    # The download site: its template, one proverb of its own a page, the related list.
+    for i, proverb in enumerate(PROVERBS):
+        day.append(
+            rec(
+                f"dl{i}",
+                _dl_page(proverb),
+                f"2026-11-01T01:0{i}:00Z",
+                proverb[:4],
+                f"http://dl.example/{i}",
+            )
+        )
+    # A repost of one page's proverb, with a credit line and the same title.
+    day.append(
+        rec(
+            "repost",
+            f"{PROVERBS[2]}\n（本文转自绿色软件园，版权归原作者所有）",
+            "2026-11-01T02:00:00Z",
+            PROVERBS[2][:4],
+            "http://other.example/r",
+        )
+    )
+    # An article first served once, then by an aggregator on five pages that differ in
+    # their date line only: the article's lines are frequent there and all those pages
+    # hold, so they stay.
+    day.append(rec("orig", ARTICLE, "2026-11-01T03:00:00Z", "原文", "http://orig.example/a"))
+    for i in range(5):
+        text = "\n".join([AGG[0], f"发布时间：2026-10-2{i}", ARTICLE, AGG[1]])
+        day.append(
+            rec(f"agg{i}", text, f"2026-11-01T04:0{i}:00Z", f"转{i}", f"http://agg.example/{i}")
+        )
+    d = write_day(tmp_path / "in", "2026-11-01", day)
+    ctx = DayContext(day="2026-11-01", home=tmp_path / "home", cfg=cfg, input_dir=d)
+    run_all(spark, ctx)
+    v = verdicts(ctx)
+    stats = json.loads((ctx.work / "stats" / "fingerprint.json").read_text())
+    # The list is the site's frequent text (16 lines), not its template.
+    assert stats["boilerplate"]["frequent_lines"] >= len(RELATED)
+    for i in range(len(PROVERBS)):
+        if i != 2:
+            assert v[f"dl{i}"]["verdict"] == "unique", (i, v[f"dl{i}"])
+    assert v["dl2"]["verdict"] == "unique"
+    assert (v["repost"]["verdict"], v["repost"]["duplicate_of"]) == ("duplicate", "dl2")
+    for i in range(len(RELATED)):
+        assert v[f"man{i}"]["verdict"] == "unique", v[f"man{i}"]
+    assert v["orig"]["verdict"] == "unique"
+    for i in range(5):
+        assert (v[f"agg{i}"]["verdict"], v[f"agg{i}"]["group"]) == ("duplicate", "orig"), v
+
+    # explain: a pair of the site's pages shows the list as frequent text and how little
+    # of each page is its own.
+    with open_store(ctx.store) as store:
+        lines = explain(store, ctx.home, ctx.day, "dl1", cfg, other="dl0")
+    text = "\n".join(lines)
+    assert f"  = [fq] {RELATED[0]}" in lines, text
+    assert f"  - [bp] {DL_HEAD[0]}" not in lines and f"  = [bp] {DL_HEAD[0]}" in lines, text
+    assert f"  -      {PROVERBS[1]}" in lines, text
+    own = next(x for x in lines if x.startswith("own text"))
+    assert "characters, 8 without [fq]; the compared one" in own, own  # the proverb, normalized
+    measures = next(x for x in lines if x.startswith("measures"))
+    assert "on own text (what decided): Jaccard 0.000, containment 0.000" in measures, measures
