@@ -25,6 +25,8 @@ import pyarrow.parquet as pq
 
 from crawldedup.config import Config
 from crawldedup.core.boilerplate import (
+    FILL_PREFIX,
+    SHAPE_PREFIX,
     HostLines,
     host_of,
     is_boilerplate_line,
@@ -67,7 +69,7 @@ class DocView:
     def fingerprinted(self, min_chars: int) -> str:
         """The text the fingerprint stage fingerprinted: without its host's template."""
         text = self.text or ""
-        cleaned = strip_boilerplate(text, self.lines.template, min_chars)
+        cleaned = strip_boilerplate(text, self.lines.template, min_chars, self.lines.shared_fills)
         return text if cleaned is None else cleaned
 
     def own(self, min_chars: int) -> list[str] | None:
@@ -76,10 +78,12 @@ class DocView:
         return own_text(self.fingerprinted(min_chars), self.lines.frequent, min_chars)
 
     def dropped(self, line: str, min_chars: int) -> str:
-        """ "bp" for a template line of its host, "fq" for a frequent line of its host
-        that is not its own text, "" for the rest."""
+        """ "bp" for a template line of its host, "sh" for one whose template shape
+        lost its label but kept its fill (sentences no other page has), "fq" for a
+        frequent line of its host that is not its own text, "" for the rest."""
         if is_boilerplate_line(line, self.lines.template, min_chars):
-            return "bp"
+            left = strip_boilerplate(line, self.lines.template, min_chars, self.lines.shared_fills)
+            return "sh" if left else "bp"
         if self.own(min_chars) and is_boilerplate_line(line, self.lines.frequent, min_chars):
             return "fq"
         return ""
@@ -128,17 +132,21 @@ def _host_lines(store: Store, host: str, text: str, day: str, cfg: Config) -> Ho
     rows = store.get(
         "host_lines", [f"{host}|{k}" for k in keys] + [line_hosts_row(k) for k in keys]
     )
-    template, frequent = set(), set()
+    template, frequent, fills = set(), set(), set()
     after = f"{day}~"  # the day itself counts: its cells are written when it is published
     for k in keys:
         pages = sum(int(v) for c, v in rows.get(f"{host}|{k}", {}).items() if c[2:] <= day)
+        if k.startswith(FILL_PREFIX) and pages >= 2:
+            fills.add(k)
         if pages < bp.min_pages:
             continue
         if not served_elsewhere(rows.get(line_hosts_row(k), {}), host, after):
             template.add(k)
         elif bp.drop_frequent:
             frequent.add(k)
-    return HostLines(frozenset(template), frozenset(frequent))
+    if not any(k.startswith(SHAPE_PREFIX) for k in template):
+        fills = set()  # as the fingerprint stage: only hosts whose template has a shape
+    return HostLines(frozenset(template), frozenset(fills), frozenset(frequent))
 
 
 def load(store: Store, home: Path, doc_id: str, cfg: Config) -> DocView:
@@ -302,7 +310,7 @@ def explain(
     out.append(own_line(doc, peer, min_chars))
     out.append(
         "lines      = both  - only the document  + only the compared one  [bp] boilerplate  "
-        "[fq] frequent on its host, not the page's own text"
+        "[sh] label removed, fill kept  [fq] frequent on its host, not the page's own text"
     )
     for mark, dropped, line in line_diff(doc, peer, min_chars):
         out.append(f"  {mark} {f'[{dropped}] ' if dropped else '     '}{line}")

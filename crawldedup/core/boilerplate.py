@@ -40,6 +40,13 @@ MAX_LABEL_CHARS = 12
 MAX_SHAPE_CHARS = 60
 SHAPE_PREFIX = "~"
 """Shape keys start with this (a line key is hex): both are counted per host alike."""
+# A field's fill is a title, a name, a date; a fill of sentences (a sentence end with
+# more text after it) is text joined onto the label's line: a poem after "作者：X ".
+_SENTENCES = re.compile(r"[。！？；]\s*\w|[.!?;]\s+\w")
+FILL_PREFIX = "="
+"""Keys of a label line's fill (the text after "作者：") start with this: counted per host
+like lines, so a fill other pages of the host share (a neighbour's title after
+"上一篇：") is told from one no other page has (a poem joined after "作者：X ")."""
 
 
 def _md5(text: str) -> str:
@@ -76,18 +83,37 @@ def _line_facts(line: str, min_chars: int) -> tuple[int, str | None, str | None]
     return len(norm), _md5(norm)[:16], _shape_key(line, norm)
 
 
+@lru_cache(maxsize=1 << 16)
+def _fill(line: str, min_chars: int) -> tuple[str, int, str] | None:
+    """(text, normalized length, key) of the fill of a line whose shape is a label and
+    its fill; None for other lines and fills under ``min_chars``."""
+    shape = _line_facts(line, min_chars)[2]
+    m = _LABEL.match(line.strip()) if shape is not None else None
+    if m is None or shape != SHAPE_PREFIX + _md5(f"label:{normalize_text(m.group(1))}")[:15]:
+        return None
+    fill = m.group(2).strip()
+    norm = normalize_text(fill)
+    if len(norm) < min_chars or not _SENTENCES.search(fill):
+        return None
+    return fill, len(norm), FILL_PREFIX + _md5(norm)[:15]
+
+
 def line_keys(line: str, min_chars: int) -> Iterator[str]:
-    """The line's key and, when it has one, its shape's key."""
+    """The line's key and, when it has them, its shape's key and its fill's."""
     _, key, shape = _line_facts(line, min_chars)
     if key is not None:
         yield key
     if shape is not None:
         yield shape
+        fill = _fill(line, min_chars)
+        if fill is not None:
+            yield fill[2]
 
 
 def is_boilerplate_line(line: str, boilerplate: Set[str], min_chars: int) -> bool:
     """Whether the line, or its shape, is among a host's boilerplate keys."""
-    return any(k in boilerplate for k in line_keys(line, min_chars))
+    _, key, shape = _line_facts(line, min_chars)
+    return (key is not None and key in boilerplate) or (shape is not None and shape in boilerplate)
 
 
 def page_line_keys(text: str, min_chars: int) -> list[str]:
@@ -95,11 +121,16 @@ def page_line_keys(text: str, min_chars: int) -> list[str]:
     return sorted({k for x in text.splitlines() for k in line_keys(x, min_chars)})
 
 
-def strip_boilerplate(text: str, boilerplate: Set[str], min_chars: int) -> str | None:
+def strip_boilerplate(
+    text: str, boilerplate: Set[str], min_chars: int, shared: Set[str] = frozenset()
+) -> str | None:
     """The page without its host's boilerplate lines, or None when it has none.
 
     Whatever their share of the page: a short text inside a big site template loses the
-    template, so neither its keys nor its shingles are the site's. An empty string means
+    template, so neither its keys nor its shingles are the site's. A line removed by its
+    shape alone loses what matches the shape, its label: its fill stays as a line of
+    text unless other pages of the host have it too (its key among ``boilerplate`` or
+    ``shared``, the fills on two or more of the host's pages). An empty string means
     nothing of the page's own is left (fewer than ``min_chars`` normalized characters
     outside the boilerplate): see :func:`is_boilerplate_only`.
     """
@@ -107,8 +138,14 @@ def strip_boilerplate(text: str, boilerplate: Set[str], min_chars: int) -> str |
     removed = own = 0
     for line in text.splitlines():
         norm, key, shape = _line_facts(line, min_chars)
-        if (key is not None and key in boilerplate) or (shape is not None and shape in boilerplate):
+        if key is not None and key in boilerplate:
             removed += 1
+        elif shape is not None and shape in boilerplate:
+            removed += 1
+            fill = _fill(line, min_chars)
+            if fill is not None and fill[2] not in boilerplate and fill[2] not in shared:
+                kept.append(fill[0])
+                own += fill[1]
         else:
             kept.append(line)
             own += norm
@@ -129,6 +166,9 @@ class HostLines:
     template: frozenset[str] = frozenset()
     """Boilerplate: held by ``min_pages`` pages of the host and ordinary text of no other
     host. Removed from every page of the host."""
+    shared_fills: frozenset[str] = frozenset()
+    """Fill keys (``FILL_PREFIX``) on two or more of the host's pages: a line whose
+    shape is template loses its fill too when the fill is one of these."""
     frequent: frozenset[str] = frozenset()
     """Held by ``min_pages`` pages of the host too, but ordinary text of another host (a
     list of other sites' titles, standard man-page headings, a quotation many pages

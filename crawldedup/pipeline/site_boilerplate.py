@@ -20,6 +20,7 @@ from pyspark.sql.pandas.types import from_arrow_schema
 
 from crawldedup.config import Config
 from crawldedup.core.boilerplate import (
+    FILL_PREFIX,
     SHAPE_PREFIX,
     HostLines,
     is_boilerplate_only,
@@ -121,7 +122,8 @@ def page_text(text: str, mine: HostLines | None, cfg: Config) -> str:
     holds any ("" when nothing of its own is left), else the whole text."""
     if mine is None or not mine.template:
         return text
-    cleaned = strip_boilerplate(text, mine.template, cfg.boilerplate.min_line_chars)
+    min_chars = cfg.boilerplate.min_line_chars
+    cleaned = strip_boilerplate(text, mine.template, min_chars, mine.shared_fills)
     return text if cleaned is None else cleaned
 
 
@@ -237,8 +239,24 @@ def learn_boilerplate(
             template.setdefault(r["host"], set()).add(r["line"])
         elif bp.drop_frequent:
             frequent.setdefault(r["host"], set()).add(r["line"])
+    # The fills other pages of a host share (a neighbour's title after "上一篇："), for the
+    # hosts whose template has a shape: a line removed by its shape keeps any other fill.
+    shaped = {h for h, keys in template.items() if any(k.startswith(SHAPE_PREFIX) for k in keys)}
+    fills: dict[str, set[str]] = {}
+    if shaped:
+        shared_rows = total.filter(
+            F.col("line").startswith(FILL_PREFIX)
+            & (F.col("n") >= 2)
+            & F.col("host").isin(sorted(shaped))
+        ).select("host", "line")
+        for r in shared_rows.collect():
+            fills.setdefault(r["host"], set()).add(r["line"])
     boiler = {
-        h: HostLines(frozenset(template.get(h, ())), frozenset(frequent.get(h, ())))
+        h: HostLines(
+            frozenset(template.get(h, ())),
+            frozenset(fills.get(h, ())),
+            frozenset(frequent.get(h, ())),
+        )
         for h in template.keys() | frequent.keys()
     }
     keys = [k for v in boiler.values() for k in v.template]

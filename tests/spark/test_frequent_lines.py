@@ -131,3 +131,42 @@ def test_a_sites_frequent_lines_decide_nothing_where_a_page_has_text_of_its_own(
     assert "characters, 8 without [fq]; the compared one" in own, own  # the proverb, normalized
     measures = next(x for x in lines if x.startswith("measures"))
     assert "on own text (what decided): Jaccard 0.000, containment 0.000" in measures, measures
+
+
+POEMS = [
+    ("李白", "床前明月光，疑是地上霜。\n举头望明月，低头思故乡。"),
+    ("王之涣", "白日依山尽，黄河入海流。\n欲穷千里目，更上一层楼。"),
+    ("孟浩然", "春眠不觉晓，处处闻啼鸟。\n夜来风雨声，花落知多少。"),
+    ("柳宗元", "千山鸟飞绝，万径人踪灭。\n孤舟蓑笠翁，独钓寒江雪。"),
+    ("王维", "红豆生南国，春来发几枝。\n愿君多采撷，此物最相思。"),
+]
+
+
+def test_a_poem_joined_onto_the_author_line_keeps_its_text(spark: Any, tmp_path: Path) -> None:
+    """Issue 45, class 2: a site whose every page has an "作者：X" line (its shape is the
+    site's template) reposts a poem joined onto that line. The line loses its label, not
+    the poem: the repost is the original's copy."""
+    cfg: Config = small_day_config()
+    day: list[dict[str, Any] | str] = []
+    for i, (author, poem) in enumerate(POEMS):
+        text = f"诗词天地 首页 | 唐诗 | 宋词\n作者：{author}\n{poem}\n版权所有 © 诗词天地"
+        day.append(rec(f"p{i}", text, f"2026-11-01T01:0{i}:00Z", f"诗{i}", f"http://a.example/{i}"))
+    # The reposting site: its own pages have the author line too (four of them).
+    others = ["人生得意须尽欢，莫使金樽空对月。", "君不见黄河之水天上来，奔流到海不复回。"]
+    for i, body in enumerate(others * 2):
+        text = f"古韵网 首页\n作者：佚名{i}\n{body}\n古韵网 版权所有"
+        day.append(rec(f"b{i}", text, f"2026-11-01T02:0{i}:00Z", f"文{i}", f"http://b.example/{i}"))
+    author, poem = POEMS[3]
+    joined = f"古韵网 首页\n作者：{author} {poem.replace(chr(10), '')}\n古韵网 版权所有"
+    day.append(rec("repost", joined, "2026-11-01T03:00:00Z", "诗3", "http://b.example/r"))
+    d = write_day(tmp_path / "in", "2026-11-01", day)
+    ctx = DayContext(day="2026-11-01", home=tmp_path / "home", cfg=cfg, input_dir=d)
+    run_all(spark, ctx)
+    v = verdicts(ctx)
+    assert (v["repost"]["verdict"], v["repost"]["duplicate_of"]) == ("duplicate", "p3"), v["repost"]
+    assert v["repost"]["measure"] != "boilerplate_only"
+    for i in range(1, len(POEMS)):
+        assert v[f"p{i}"]["verdict"] == "unique", v[f"p{i}"]
+    with open_store(ctx.store) as store:
+        lines = explain(store, ctx.home, ctx.day, "repost", cfg)
+    assert any(x.startswith(f"  - [sh] 作者：{author} ") for x in lines), "\n".join(lines)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from crawldedup.core.boilerplate import (
+    FILL_PREFIX,
     SHAPE_PREFIX,
     host_of,
     is_boilerplate_only,
@@ -50,10 +51,40 @@ def test_a_template_line_filled_in_has_one_shape_on_every_page() -> None:
     article = "本站公告：" + "新学期开始后，市教育局发布了关于中小学课后服务的指导意见，" * 4
     assert shape(article) is None
     assert shape(f"In 2026 the city counted {'many new residents and ' * 8}") is None
-    # Stripped by its shape, whatever the fill.
+    # Stripped by its shape, whatever the title it is filled with.
     boiler = {shape("上一篇：上山擒虎易")}
     page = "上一篇：城门失火\n床前明月光\n疑是地上霜"
     assert strip_boilerplate(page, boiler, 2) == "床前明月光\n疑是地上霜"
+
+
+def test_a_line_removed_by_its_shape_keeps_a_fill_no_other_page_has() -> None:
+    """Issue 45, class 2: a repost joins a poem onto the author line ("作者：X ...").
+    The label's shape is the site's template, the poem is no other page's: the line
+    loses its label, the poem stays. A fill is text only when it holds sentences (a
+    neighbour's title after "上一篇：" is a field's fill) and no other page of the host
+    has it (its key among ``shared``)."""
+    shape = next(k for k in line_keys("作者：李白", 2) if k.startswith(SHAPE_PREFIX))
+    nav = "上一篇：将进酒"
+    nav_shape = next(k for k in line_keys(nav, 2) if k.startswith(SHAPE_PREFIX))
+    assert not [k for k in line_keys(nav, 2) if k.startswith(FILL_PREFIX)]  # a title
+    poem = "貫休 三千功未了，大道本無程。好共禪師好，牆將藥犬行。"
+    page = f"{NAV}\n作者：{poem}\n{nav}"
+    template = {line_key(NAV, 2), shape, nav_shape}
+    assert strip_boilerplate(page, template, 2) == poem
+    # The same fill on another page of the host: the site's, not this page's text.
+    fill = [k for k in line_keys(f"作者：{poem}", 2) if k.startswith(FILL_PREFIX)]
+    assert len(fill) == 1 and fill[0] in page_line_keys(f"{NAV}\n作者：{poem}", 2)
+    assert strip_boilerplate(page, template, 2, shared=set(fill)) == ""
+    # English: sentences after the label; an abbreviation ("n.:") is not one.
+    by = next(k for k in line_keys("By Jane Doe: x", 2) if k.startswith(SHAPE_PREFIX))
+    listed = "By Jane Doe: Keep it simple. Measure twice; cut once."
+    assert strip_boilerplate(f"{listed}\n{ARTICLE}", {by}, 2) == (
+        f"Keep it simple. Measure twice; cut once.\n{ARTICLE}"
+    )
+    prev = next(k for k in line_keys("Previous: x", 2) if k.startswith(SHAPE_PREFIX))
+    assert strip_boilerplate(f"Previous: problem drinker, n.:\n{ARTICLE}", {prev}, 2) == ARTICLE
+    # A whole line the host repeats goes whole.
+    assert strip_boilerplate(f"作者：李白\n{poem}", {line_key("作者：李白", 2), shape}, 2) == poem
 
 
 def test_strip_removes_boilerplate_whatever_its_share_of_the_page() -> None:
