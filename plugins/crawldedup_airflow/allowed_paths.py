@@ -64,6 +64,7 @@ __all__ = [
     "CheckedPaths",
     "PathNotAllowedError",
     "allowed_roots",
+    "check_config_store",
     "check_path",
     "check_run_paths",
     "check_store_params",
@@ -224,3 +225,24 @@ def check_store_params(
         # The path crawldedup.store.open_store opens: the URL's path part.
         return f"sqlite://{check_path('store', parsed.path, roots, shown=store)}"
     return store
+
+
+def check_config_store(
+    store_url: str | None, config: str | None, roots: AllowedRoots
+) -> str | None:
+    """The ``store_url`` of the run's config file, checked as the ``store`` param's path is:
+    an embedded ``sqlite://`` store must resolve under the allowed roots (rewritten to its
+    resolved path); another store (HBase) is the deployment's own setting and passes.
+    Raises :class:`PathNotAllowedError` naming the file otherwise."""
+    if not store_url:
+        return None
+    parsed = urlparse(store_url)
+    if parsed.scheme != "sqlite":
+        return store_url
+    resolved = _real(parsed.path or ".")
+    if not parsed.path or not roots.allows(resolved):
+        raise PathNotAllowedError(
+            f"config file {config}: store_url {store_url!r} resolves to {resolved}, outside "
+            f"the allowed roots {roots.describe()}"
+        )
+    return f"sqlite://{resolved}"

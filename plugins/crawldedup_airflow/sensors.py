@@ -38,6 +38,7 @@ from airflow.sdk.exceptions import AirflowFailException
 
 from crawldedup_airflow.allowed_paths import (
     allowed_roots,
+    check_config_store,
     check_path,
     check_run_paths,
     check_store_params,
@@ -125,7 +126,9 @@ class CrawlDaySensor(BaseSensorOperator):
         from crawldedup_airflow.stores import StoreSetupError
 
         try:
-            config_store = load_config(paths.config).store_url or None
+            config_store = check_config_store(
+                load_config(paths.config).store_url or None, paths.config, roots
+            )
             store, source = resolve_store(
                 param_store,
                 paths.home,
@@ -133,7 +136,7 @@ class CrawlDaySensor(BaseSensorOperator):
                 store_conn_id=store_conn_id,
                 config_store=config_store,
             )
-        except (StoreSetupError, ConfigError) as exc:
+        except (StoreSetupError, ConfigError, RunSetupError) as exc:
             raise AirflowFailException(str(exc)) from exc
         self.log.info("%s: store %s (from %s), home %s", day, store, source, paths.home)
         if params.get("require_previous_day", True):

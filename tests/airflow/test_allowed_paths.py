@@ -18,6 +18,7 @@ from crawldedup_airflow.allowed_paths import (
     AllowedRoots,
     PathNotAllowedError,
     allowed_roots,
+    check_config_store,
     check_path,
     check_run_paths,
     check_store_params,
@@ -198,6 +199,24 @@ def test_an_allowed_sqlite_url_must_be_under_the_roots(tree: Path) -> None:
     # The store opens the URL's path and ignores a host part: so does the check.
     with pytest.raises(PathNotAllowedError, match=re.escape("resolves to /etc/x.db, outside")):
         check_store_params("sqlite://home/etc/x.db", None, roots, allow)
+
+
+def test_a_config_files_embedded_store_must_be_under_the_roots(tree: Path) -> None:
+    """A run's config file (itself under the roots) may name its store: an embedded store
+    is held to the roots as the store param is; HBase is the deployment's own setting."""
+    roots = roots_of(tree / "home")
+    conf = str(tree / "home" / "c.toml")
+    inside = f"sqlite://{tree}/home/../home/store.db"
+    assert check_config_store(inside, conf, roots) == f"sqlite://{tree}/home/store.db"
+    assert check_config_store(None, conf, roots) is None
+    hbase = "hbase://hbase-thrift.internal:9090/crawl"
+    assert check_config_store(hbase, conf, roots) == hbase
+    outside = f"sqlite://{tree}/secret/store.db"
+    want = f"config file {conf}: store_url {outside!r} resolves to {tree}/secret/store.db, outside"
+    with pytest.raises(PathNotAllowedError, match="^" + re.escape(want)):
+        check_config_store(outside, conf, roots)
+    with pytest.raises(PathNotAllowedError, match=re.escape("resolves to /etc/x.db, outside")):
+        check_config_store("sqlite://home/etc/x.db", conf, roots)
 
 
 def test_the_report_route_serves_only_a_day_report_under_the_roots(tmp_path: Path) -> None:

@@ -434,6 +434,27 @@ def test_a_store_url_param_is_refused_unless_the_deployment_allows_it(
     assert not (tmp_path / "home").exists()
 
 
+def test_a_config_files_embedded_store_outside_the_roots_is_refused(
+    airflow_db_template: Path, tmp_path: Path
+) -> None:
+    """The config file (under the roots) names an embedded store outside them: the first
+    task fails with one line naming the file, and nothing is written."""
+    crawl = tmp_path / "crawl"
+    one_ready_day(crawl, "2026-11-01")
+    outside = "sqlite:////var/tmp/crawldedup-config-elsewhere.db"
+    config = tmp_path / "crawldedup.toml"
+    config.write_text(f'store_url = "{outside}"\n')
+    env = airflow_env(new_airflow_home(tmp_path / "airflow", airflow_db_template))
+    conf = {"input_root": str(crawl), "home": str(tmp_path / "home"), "config": str(config)}
+    run = run_dag(env, tmp_path / "refused.log", logical_date=logical("2026-11-01"), conf=conf)
+    assert_refused_by_the_first_task(
+        run,
+        f"config file {config.resolve()}: store_url {outside!r} resolves to "
+        "/var/tmp/crawldedup-config-elsewhere.db, outside the allowed roots",
+    )
+    assert not Path("/var/tmp/crawldedup-config-elsewhere.db").exists()
+
+
 @pytest.mark.exhaustive
 def test_the_store_from_store_conn_id_or_an_allowed_url_reaches_the_later_tasks(
     airflow_db_template: Path, tmp_path: Path
