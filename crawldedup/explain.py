@@ -35,7 +35,12 @@ from crawldedup.core.boilerplate import (
     strip_boilerplate,
 )
 from crawldedup.core.editions import are_editions, edition_of
-from crawldedup.core.fingerprint import paragraph_chars, sketch_containment, sketch_jaccard
+from crawldedup.core.fingerprint import (
+    own_sketch_measures,
+    paragraph_chars,
+    sketch_containment,
+    sketch_jaccard,
+)
 from crawldedup.core.normalize import normalize_text
 from crawldedup.ingest.readers import read_file
 from crawldedup.ingest.records import prepare
@@ -77,14 +82,15 @@ class DocView:
         fingerprinted text."""
         return own_text(self.fingerprinted(min_chars), self.lines.frequent, min_chars)
 
-    def dropped(self, line: str, min_chars: int) -> str:
+    def dropped(self, line: str, min_chars: int, has_own: bool) -> str:
         """ "bp" for a template line of its host, "sh" for one whose template shape
         lost its label but kept its fill (sentences no other page has), "fq" for a
-        frequent line of its host that is not its own text, "" for the rest."""
+        frequent line of its host that is not its own text (``has_own``: the page has
+        an own text, :meth:`own`), "" for the rest."""
         if is_boilerplate_line(line, self.lines.template, min_chars):
             left = strip_boilerplate(line, self.lines.template, min_chars, self.lines.shared_fills)
             return "sh" if left else "bp"
-        if self.own(min_chars) and is_boilerplate_line(line, self.lines.frequent, min_chars):
+        if has_own and is_boilerplate_line(line, self.lines.frequent, min_chars):
             return "fq"
         return ""
 
@@ -216,13 +222,14 @@ def line_diff(a: DocView, b: DocView, min_chars: int) -> Iterator[tuple[str, str
     assert a.text is not None and b.text is not None
     norm_b = {normalize_text(x) for x in b.text.splitlines()}
     norm_a = {normalize_text(x) for x in a.text.splitlines()}
+    own_a, own_b = a.own(min_chars) is not None, b.own(min_chars) is not None
     for line in a.text.splitlines():
         if line.strip():
             mark = "=" if normalize_text(line) in norm_b else "-"
-            yield mark, a.dropped(line, min_chars), line
+            yield mark, a.dropped(line, min_chars, own_a), line
     for line in b.text.splitlines():
         if line.strip() and normalize_text(line) not in norm_a:
-            yield "+", b.dropped(line, min_chars), line
+            yield "+", b.dropped(line, min_chars, own_b), line
 
 
 def own_line(a: DocView, b: DocView, min_chars: int) -> str:
@@ -250,16 +257,8 @@ def measures_line(a: DocView, b: DocView, k: int) -> str:
         f"containment {sketch_containment(a.sketch, b.sketch, k):.3f}"
     )
     if a.own_sketch or b.own_sketch:
-        sa, sb = a.own_sketch or a.sketch, b.own_sketch or b.sketch
-        contained = max(
-            sketch_containment(sa, sb, k),
-            sketch_containment(sa, b.sketch, k),
-            sketch_containment(a.sketch, sb, k),
-        )
-        line += (
-            f"; on own text (what decided): Jaccard {sketch_jaccard(sa, sb, k):.3f}, "
-            f"containment {contained:.3f}"
-        )
+        jaccard, contained = own_sketch_measures(a.sketch, a.own_sketch, b.sketch, b.own_sketch, k)
+        line += f"; on own text (what decided): Jaccard {jaccard:.3f}, containment {contained:.3f}"
     return line
 
 

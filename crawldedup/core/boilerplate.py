@@ -53,6 +53,23 @@ def _md5(text: str) -> str:
     return hashlib.md5(text.encode("utf-8"), usedforsecurity=False).hexdigest()
 
 
+def _label_and_fill(line: str) -> tuple[str, str] | None:
+    """(normalized label, fill as written) of a line that is a short label and its fill
+    ("上一篇：城门失火"), else None."""
+    m = _LABEL.match(line.strip())
+    if m is None:
+        return None
+    label, fill = normalize_text(m.group(1)), m.group(2).strip()
+    if 0 < len(label) <= MAX_LABEL_CHARS and normalize_text(fill):
+        return label, fill
+    return None
+
+
+def _held(keys: Set[str], key: str | None, shape: str | None) -> bool:
+    """Whether a line's key or its shape's is among ``keys``."""
+    return (key is not None and key in keys) or (shape is not None and shape in keys)
+
+
 def _shape_key(line: str, norm: str) -> str | None:
     """The key of the line's shape, or None when it has none (always for a line of more
     than ``MAX_SHAPE_CHARS`` normalized characters): ``label:`` for a label of at most
@@ -60,11 +77,9 @@ def _shape_key(line: str, norm: str) -> str | None:
     with its numbers as ``#`` for a line that has numbers."""
     if len(norm) > MAX_SHAPE_CHARS:
         return None
-    m = _LABEL.match(line.strip())
-    if m:
-        label = normalize_text(m.group(1))
-        if 0 < len(label) <= MAX_LABEL_CHARS and normalize_text(m.group(2)):
-            return SHAPE_PREFIX + _md5(f"label:{label}")[:15]
+    labelled = _label_and_fill(line)
+    if labelled is not None:
+        return SHAPE_PREFIX + _md5(f"label:{labelled[0]}")[:15]
     if _DIGITS.search(norm):
         rest = _DIGITS.sub("#", norm)
         if len(rest.replace("#", "")) >= 2:
@@ -86,12 +101,13 @@ def _line_facts(line: str, min_chars: int) -> tuple[int, str | None, str | None]
 @lru_cache(maxsize=1 << 16)
 def _fill(line: str, min_chars: int) -> tuple[str, int, str] | None:
     """(text, normalized length, key) of the fill of a line whose shape is a label and
-    its fill; None for other lines and fills under ``min_chars``."""
+    its fill, when the fill holds sentences; None for other lines and fills under
+    ``min_chars``."""
     shape = _line_facts(line, min_chars)[2]
-    m = _LABEL.match(line.strip()) if shape is not None else None
-    if m is None or shape != SHAPE_PREFIX + _md5(f"label:{normalize_text(m.group(1))}")[:15]:
+    labelled = _label_and_fill(line) if shape is not None else None
+    if labelled is None:
         return None
-    fill = m.group(2).strip()
+    fill = labelled[1]
     norm = normalize_text(fill)
     if len(norm) < min_chars or not _SENTENCES.search(fill):
         return None
@@ -113,7 +129,7 @@ def line_keys(line: str, min_chars: int) -> Iterator[str]:
 def is_boilerplate_line(line: str, boilerplate: Set[str], min_chars: int) -> bool:
     """Whether the line, or its shape, is among a host's boilerplate keys."""
     _, key, shape = _line_facts(line, min_chars)
-    return (key is not None and key in boilerplate) or (shape is not None and shape in boilerplate)
+    return _held(boilerplate, key, shape)
 
 
 def page_line_keys(text: str, min_chars: int) -> list[str]:
@@ -138,9 +154,9 @@ def strip_boilerplate(
     removed = own = 0
     for line in text.splitlines():
         norm, key, shape = _line_facts(line, min_chars)
-        if key is not None and key in boilerplate:
+        if _held(boilerplate, key, None):
             removed += 1
-        elif shape is not None and shape in boilerplate:
+        elif _held(boilerplate, None, shape):
             removed += 1
             fill = _fill(line, min_chars)
             if fill is not None and fill[2] not in boilerplate and fill[2] not in shared:
@@ -188,7 +204,7 @@ def own_text(text: str, frequent: Set[str], min_chars: int) -> list[str] | None:
     own = removed = 0
     for line in text.splitlines():
         norm, key, shape = _line_facts(line, min_chars)
-        if (key is not None and key in frequent) or (shape is not None and shape in frequent):
+        if _held(frequent, key, shape):
             removed += 1
             if runs[-1]:
                 runs.append([])

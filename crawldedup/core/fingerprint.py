@@ -214,6 +214,20 @@ def _sketch_values(sketch: str) -> np.ndarray:
     return np.frombuffer(bytes.fromhex(sketch), dtype=">u8").astype(np.uint64)
 
 
+def own_sketch_measures(
+    a: str, own_a: str, b: str, own_b: str, k: int = 128
+) -> tuple[float, float]:
+    """(Jaccard, containment) of two pages when a page with an own text (``own_a``,
+    ``own_b``: its sketch, "" when none) is measured on it (docs/algorithm.md#boilerplate):
+    the Jaccard of the own texts (or whole pages), the best containment of an own text in
+    the other's own text or whole page. Without own texts: the whole pages' measures."""
+    sa, sb = own_a or a, own_b or b
+    contained = max(
+        sketch_containment(sa, sb, k), sketch_containment(sa, b, k), sketch_containment(a, sb, k)
+    )
+    return sketch_jaccard(sa, sb, k), contained
+
+
 def sketch_set_size(sketch: str, k: int = 128) -> float:
     """The distinct-shingle count of a document, from its bottom-k sketch."""
     return _set_size(_sketch_values(sketch), k) if sketch else 0.0

@@ -358,22 +358,22 @@ def score_batch(batch: pa.RecordBatch, k: int) -> pa.RecordBatch:
         Ragged(codes_np[: len(keys_a)], off_a), w_a, Ragged(codes_np[len(keys_a) :], off_b), w_b
     )
 
-    def side(full: str, own: str) -> tuple[Ragged, Ragged]:
-        """A side's sketches: whole, and its own text's where it has one."""
-        whole = batch.column(full).to_pylist()
-        blobs = zip(whole, batch.column(own).to_pylist(), strict=True)
-        return sketches_from_bytes(whole), sketches_from_bytes([o or f for f, o in blobs])
+    # As own_text_measures: each side on its own text where it has one; for the pairs
+    # where one does, also each own text against the other's whole page.
+    whole_a, own_a = batch.column("sketch").to_pylist(), batch.column("own_sketch").to_pylist()
+    whole_b, own_b = batch.column("cand_sketch").to_pylist(), batch.column("cand_own").to_pylist()
+    mine_a = [o or w for w, o in zip(whole_a, own_a, strict=True)]
+    mine_b = [o or w for w, o in zip(whole_b, own_b, strict=True)]
+    jac, con, smaller = sketch_measures(sketches_from_bytes(mine_a), sketches_from_bytes(mine_b), k)
+    one = np.flatnonzero([bool(x or y) for x, y in zip(own_a, own_b, strict=True)])
+    if one.size:
 
-    # As own_text_measures, on every pair (where neither has an own text, all agree).
-    (whole_a, mine_a), (whole_b, mine_b) = (
-        side("sketch", "own_sketch"),
-        side("cand_sketch", "cand_own"),
-    )
-    jac, con, smaller = sketch_measures(mine_a, mine_b, k)
-    con = np.maximum(
-        con,
-        np.maximum(sketch_measures(mine_a, whole_b, k)[1], sketch_measures(whole_a, mine_b, k)[1]),
-    )
+        def rows(values: list[bytes | None]) -> Ragged:
+            return sketches_from_bytes([values[i] for i in one])
+
+        in_b = sketch_measures(rows(mine_a), rows(whole_b), k)[1]
+        in_a = sketch_measures(rows(whole_a), rows(mine_b), k)[1]
+        con[one] = np.maximum(con[one], np.maximum(in_a, in_b))
     sketch = jac, con, smaller
     sh_a, known_a = _simhashes(batch.column("simhash").to_pylist())
     sh_b, known_b = _simhashes(batch.column("cand_simhash").to_pylist())

@@ -225,32 +225,36 @@ def learn_boilerplate(
     ordinary = read_work(spark, ctx.path("line_hosts"))
     # Lines held by min_pages pages of a host: its template, unless they are ordinary
     # text elsewhere (another host had them on fewer pages, or an earlier day saw them
-    # there); then they are the host's frequent lines (HostLines.frequent).
+    # there); then they are the host's frequent lines (HostLines.frequent). In the same
+    # collect, the fills on two or more of a host's pages (kept for the hosts whose
+    # template has a shape: a line removed by its shape keeps any other fill).
+    is_fill = F.col("line").startswith(FILL_PREFIX)
     is_template = ~F.col("elsewhere") & F.col("ordinary").isNull()
-    frequent_rows = (
-        total.filter(F.col("n") >= bp.min_pages)
+    rows = (
+        total.filter((F.col("n") >= bp.min_pages) | (is_fill & (F.col("n") >= 2)))
         .join(ordinary.select("line", F.lit(True).alias("ordinary")), "line", "left")
-        .select("host", "line", is_template.alias("template"))
+        .select(
+            "host",
+            "line",
+            (F.col("n") >= bp.min_pages).alias("held"),
+            is_template.alias("template"),
+        )
     )
     template: dict[str, set[str]] = {}
     frequent: dict[str, set[str]] = {}
-    for r in frequent_rows.collect():
-        if r["template"]:
-            template.setdefault(r["host"], set()).add(r["line"])
-        elif bp.drop_frequent:
-            frequent.setdefault(r["host"], set()).add(r["line"])
-    # The fills other pages of a host share (a neighbour's title after "上一篇："), for the
-    # hosts whose template has a shape: a line removed by its shape keeps any other fill.
-    shaped = {h for h, keys in template.items() if any(k.startswith(SHAPE_PREFIX) for k in keys)}
     fills: dict[str, set[str]] = {}
-    if shaped:
-        shared_rows = total.filter(
-            F.col("line").startswith(FILL_PREFIX)
-            & (F.col("n") >= 2)
-            & F.col("host").isin(sorted(shaped))
-        ).select("host", "line")
-        for r in shared_rows.collect():
-            fills.setdefault(r["host"], set()).add(r["line"])
+    for r in rows.collect():
+        host, line = r["host"], r["line"]
+        if line.startswith(FILL_PREFIX):
+            fills.setdefault(host, set()).add(line)
+        if not r["held"]:
+            continue
+        if r["template"]:
+            template.setdefault(host, set()).add(line)
+        elif bp.drop_frequent:
+            frequent.setdefault(host, set()).add(line)
+    shaped = {h for h, keys in template.items() if any(k.startswith(SHAPE_PREFIX) for k in keys)}
+    fills = {h: f for h, f in fills.items() if h in shaped}
     boiler = {
         h: HostLines(
             frozenset(template.get(h, ())),
