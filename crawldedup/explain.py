@@ -44,7 +44,9 @@ from crawldedup.core.fingerprint import (
 from crawldedup.core.normalize import normalize_text
 from crawldedup.ingest.readers import read_file
 from crawldedup.ingest.records import prepare
+from crawldedup.pipeline.context import DayContext
 from crawldedup.rules import Rule
+from crawldedup.stage_registry import DOCS
 from crawldedup.store.base import Store
 from crawldedup.store.schema import (
     VerdictRecord,
@@ -104,7 +106,7 @@ def _doc_row(store: Store, doc_id: str) -> dict[str, bytes]:
 
 def _source(home: Path, day: str, doc_id: str) -> tuple[str, int] | None:
     """(input file, position) of a document, from its day's work/docs."""
-    folder = home / "work" / f"dt={day}" / "docs"
+    folder = DayContext(day=day, home=home, cfg=Config()).folder(DOCS)
     if not folder.is_dir():
         return None
     table = pq.read_table(

@@ -48,7 +48,8 @@ DOCS = Data("docs", "work")
 QUARANTINE = Data("quarantine", "work")
 HOST_LINES = Data("host_lines", "work")
 LINE_HOSTS = Data("line_hosts", "work")
-RELEVANCE = Data("relevance", "work")
+RELEVANCE_SCORES = Data("relevance/scores", "work")
+RELEVANCE_LINKS = Data("relevance/links", "work")
 TAGVEC = Data("relevance/tagvec", "work")
 BLOOM = Data("bloom", "work")
 LOOKUPS = Data("lookups", "work")
@@ -56,13 +57,27 @@ CANDIDATES = Data("candidates", "work")
 DECISIONS = Data("decisions", "work")
 REPORT = Data("report.json", "work")
 REPORT_PAGE = Data("reports/dt=D/index.html", "home")
+# Scratch: work folders only one stage writes and reads back (its intermediate results).
+PARSED = Data("parsed", "work")
+REPEATS = Data("repeats", "work")
+RELEVANCE_PAGES = Data("relevance/pages", "work")
+EARLIER_SIDES = Data("earlier_sides", "work")
+SCORES = Data("scores", "work")
+DECISIONS_UNTYPED = Data("decisions.untyped", "work")
+GROUPS = Data("groups", "work")
+GROUPS_EARLIER = Data("groups_earlier", "work")
+COMPONENTS = Data("components", "work")
+CANON_CELLS = Data("canon_cells", "work")
+POSTINGS = Data("postings", "work")
+PREVIOUS_RUN = Data("previous_run", "work")
 # The day in the store: published (marked incomplete while it is written), then committed.
 RELEVANCE_ROWS = Data("rel_scores, rel_links", "store")
 PUBLISHED = Data("day's verdicts, groups, documents and postings", "store")
 COMMITTED = Data("days row: complete, published with", "store")
 
 
-def _stats(stage: str) -> Data:
+def stats_of(stage: str) -> Data:
+    """The stats file a stage writes (its counts, code stamp and run id)."""
     return Data(f"stats/{stage}.json", "work")
 
 
@@ -92,7 +107,7 @@ class Stage:
     enabled: Callable[[Config], bool]
     doc: str
     """One paragraph for the DAG's task docs."""
-    scratch: tuple[str, ...] = ()
+    scratch: tuple[Data, ...] = ()
     """Work folders only this stage writes and reads back (its intermediate results)."""
 
     @property
@@ -115,9 +130,9 @@ STAGES: tuple[Stage, ...] = (
         "fingerprint",
         spark=True,
         reads=_fixed(INPUT, EARLIER_DAYS),
-        writes=(DOCS, QUARANTINE, HOST_LINES, LINE_HOSTS, _stats("fingerprint")),
+        writes=(DOCS, QUARANTINE, HOST_LINES, LINE_HOSTS, stats_of("fingerprint")),
         enabled=_always,
-        scratch=("parsed", "repeats"),
+        scratch=(PARSED, REPEATS),
         doc="Reads `dt=D/` (JSON Lines, Parquet, WARC), quarantines bad records, learns the "
         "hosts' boilerplate lines, normalizes and computes the keys, SimHash and MinHash "
         "→ `work/dt=D/docs`.",
@@ -126,7 +141,8 @@ STAGES: tuple[Stage, ...] = (
         "relevance",
         spark=True,
         reads=_fixed(INPUT, DOCS),
-        writes=(RELEVANCE, TAGVEC, RELEVANCE_ROWS, _stats("relevance")),
+        writes=(RELEVANCE_SCORES, RELEVANCE_LINKS, TAGVEC, RELEVANCE_ROWS, stats_of("relevance")),
+        scratch=(RELEVANCE_PAGES,),
         enabled=relevance_enabled,
         doc="Scores every page of the day against the topics of the semantic library "
         "(tag-weighted TF-IDF and the library's patterns), updates the document "
@@ -136,7 +152,7 @@ STAGES: tuple[Stage, ...] = (
         "bloom",
         spark=True,
         reads=_fixed(EARLIER_DAYS),
-        writes=(BLOOM, _stats("bloom")),
+        writes=(BLOOM, stats_of("bloom")),
         enabled=_always,
         doc="Brings the Bloom filters of the index keys up to date from the store "
         "(stored filter blocks, or key-only scans of the index tables).",
@@ -145,7 +161,7 @@ STAGES: tuple[Stage, ...] = (
         "candidates",
         spark=True,
         reads=_fixed(DOCS, BLOOM, EARLIER_DAYS),
-        writes=(LOOKUPS, CANDIDATES, _stats("candidates")),
+        writes=(LOOKUPS, CANDIDATES, stats_of("candidates")),
         enabled=_always,
         doc="Probes the filters, multi-gets the index rows of earlier days and joins "
         "same-day keys → candidate pairs per rule.",
@@ -154,9 +170,9 @@ STAGES: tuple[Stage, ...] = (
         "similarity",
         spark=True,
         reads=_similarity_reads,
-        writes=(DECISIONS, _stats("similarity")),
+        writes=(DECISIONS, stats_of("similarity")),
         enabled=_always,
-        scratch=("scores", "earlier_sides", "decisions.untyped"),
+        scratch=(SCORES, EARLIER_SIDES, DECISIONS_UNTYPED),
         doc="Scores every candidate pair on the executors; the cascade picks each "
         "document's verdict (the candidate it is most similar to among those that pass "
         "their rule's test; editions only at the editions' bar).",
@@ -164,17 +180,10 @@ STAGES: tuple[Stage, ...] = (
     Stage(
         "publish",
         spark=True,
-        reads=_fixed(DOCS, DECISIONS, LOOKUPS, HOST_LINES, LINE_HOSTS, _stats("fingerprint")),
-        writes=(PUBLISHED, _stats("publish")),
+        reads=_fixed(DOCS, DECISIONS, LOOKUPS, HOST_LINES, LINE_HOSTS, stats_of("fingerprint")),
+        writes=(PUBLISHED, stats_of("publish")),
         enabled=_always,
-        scratch=(
-            "groups",
-            "groups_earlier",
-            "components",
-            "canon_cells",
-            "postings",
-            "previous_run",
-        ),
+        scratch=(GROUPS, GROUPS_EARLIER, COMPONENTS, CANON_CELLS, POSTINGS, PREVIOUS_RUN),
         doc="Marks the day incomplete, then writes verdicts, groups, document rows, capped "
         "postings and Bloom blocks; replaces the day's earlier results. Writes nothing in "
         "a dry run.",
@@ -182,8 +191,8 @@ STAGES: tuple[Stage, ...] = (
     Stage(
         "commit",
         spark=False,
-        reads=_fixed(PUBLISHED, _stats("fingerprint"), _stats("publish")),
-        writes=(COMMITTED, _stats("commit")),
+        reads=_fixed(PUBLISHED, stats_of("fingerprint"), stats_of("publish")),
+        writes=(COMMITTED, stats_of("commit")),
         enabled=_always,
         doc="Commits the published day: stores what it was published with (documents, "
         "configuration digest, thresholds, rules, code version) and removes the "
@@ -195,9 +204,9 @@ STAGES: tuple[Stage, ...] = (
         spark=False,
         reads=_fixed(
             COMMITTED,
-            *(_stats(s) for s in ("fingerprint", "bloom", "candidates", "similarity", "publish")),
+            *(stats_of(s) for s in ("fingerprint", "bloom", "candidates", "similarity", "publish")),
         ),
-        writes=(REPORT, REPORT_PAGE, _stats("report")),
+        writes=(REPORT, REPORT_PAGE, stats_of("report")),
         enabled=_always,
         doc="Sums the stages' counts into the day's report (`work/dt=D/report.json` and "
         "the store's `days` row), with the parameters the day was committed with, and "
@@ -213,24 +222,21 @@ class UndeclaredData(RuntimeError):
     """A stage opened a work folder (or another stage's stats) it does not declare."""
 
 
-def declared_folders(name: str, cfg: Config) -> frozenset[str]:
+def declared_folders(name: str, cfg: Config) -> frozenset[Data]:
     """The work folders (and ``stats/<stage>.json`` files) stage ``name`` may open under
     ``cfg``: what it reads under that configuration, what it writes, its scratch."""
     s = stage(name)
-    data = (*s.reads(cfg), *s.writes)
-    return frozenset(d.name for d in data if d.where == "work") | frozenset(s.scratch)
+    return frozenset(d for d in (*s.reads(cfg), *s.writes, *s.scratch) if d.where == "work")
 
 
-def check_declared(name: str, cfg: Config, folder: str) -> None:
-    """Raise :class:`UndeclaredData` unless stage ``name`` declares ``folder`` (or a
-    folder holding it: ``relevance`` holds ``relevance/pages``)."""
+def check_declared(name: str, cfg: Config, folder: Data) -> None:
+    """Raise :class:`UndeclaredData` unless stage ``name`` declares ``folder``."""
     allowed = declared_folders(name, cfg)
-    if folder in allowed or any(folder.startswith(f"{a}/") for a in allowed):
-        return
-    raise UndeclaredData(
-        f"stage {name} opened the work folder {folder!r}, which it does not declare "
-        f"(crawldedup/stage_registry.py: it reads and writes {sorted(allowed)})"
-    )
+    if folder not in allowed:
+        raise UndeclaredData(
+            f"stage {name} opened the work folder {folder.name!r}, which it does not declare "
+            f"(crawldedup/stage_registry.py: it reads and writes {sorted(map(str, allowed))})"
+        )
 
 
 NAMES: tuple[str, ...] = tuple(BY_NAME)

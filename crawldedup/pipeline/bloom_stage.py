@@ -55,6 +55,7 @@ from crawldedup.pipeline.bloom_blocks import (
 )
 from crawldedup.pipeline.context import DayContext, timed
 from crawldedup.rules import Rule, enabled
+from crawldedup.stage_registry import BLOOM
 from crawldedup.store import open_store
 
 
@@ -65,7 +66,7 @@ def _scan_keys(store_url: str, table: str, lo: str, hi: str | None) -> Iterator[
 
 
 def bloom_dir(ctx: DayContext) -> Path:
-    return ctx.folder("bloom")
+    return ctx.folder(BLOOM)
 
 
 def part_path(root: Path | str, rule: str, index: int) -> Path:

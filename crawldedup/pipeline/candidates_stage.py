@@ -40,6 +40,7 @@ from crawldedup.pipeline.day_keys import explode_keys, key_hash
 from crawldedup.pipeline.store_batches import in_batches, store_batches, tuple_batches
 from crawldedup.pipeline.work_files import read_work
 from crawldedup.rules import Rule, enabled
+from crawldedup.stage_registry import CANDIDATES, DOCS, LOOKUPS
 from crawldedup.store import Store
 from crawldedup.store.schema import parse_posting, posting_doc_id, posting_simhash
 
@@ -383,15 +384,15 @@ def run(spark: SparkSession, ctx: DayContext) -> dict[str, Any]:
     stats: dict[str, Any] = {}
     sc = spark.sparkContext
     with timed(stats):
-        docs = read_work(spark, ctx.path("docs"))
+        docs = read_work(spark, ctx.path(DOCS))
         keys = explode_keys(docs, enabled(cfg.cascade.rules))
         counters = {
             n: sc.accumulator(0)
             for n in ("probes", "hits", "false_positives", "round_trips", "rows_read")
         }
         lookups, release = probe_earlier_days(spark, ctx, keys, counters)
-        lookups.write.mode("overwrite").parquet(ctx.path("lookups"))
-        looked = read_work(spark, ctx.path("lookups"))
+        lookups.write.mode("overwrite").parquet(ctx.path(LOOKUPS))
+        looked = read_work(spark, ctx.path(LOOKUPS))
         earlier = (
             looked.filter(F.col("cand_id").isNotNull())
             .withColumn(
@@ -409,8 +410,8 @@ def run(spark: SparkSession, ctx: DayContext) -> dict[str, Any]:
             max_docs,
         )
         cands = earliest_per_rule(earlier.unionByName(same_day), cap)
-        cands.write.mode("overwrite").parquet(ctx.path("candidates"))
-        written = read_work(spark, ctx.path("candidates"))
+        cands.write.mode("overwrite").parquet(ctx.path(CANDIDATES))
+        written = read_work(spark, ctx.path(CANDIDATES))
         stats["candidates"] = {
             r["rule"]: r["count"] for r in written.groupBy("rule").count().collect()
         }

@@ -14,7 +14,7 @@ import pyarrow.parquet as pq
 
 from crawldedup.code_version import code_version
 from crawldedup.config import Config
-from crawldedup.stage_registry import check_declared
+from crawldedup.stage_registry import Data, check_declared, stats_of
 from crawldedup.store import resolve_store_url
 
 
@@ -42,36 +42,37 @@ class DayContext:
     def work(self) -> Path:
         return self.home / "work" / f"dt={self.day}"
 
-    def folder(self, name: str) -> Path:
-        """A work folder (or file) of the day; a stage may open only those it declares
-        (``crawldedup.stage_registry.check_declared``: an undeclared one raises)."""
+    def folder(self, data: Data) -> Path:
+        """A work folder (or file) of the day, by its handle in
+        :mod:`crawldedup.stage_registry`; a stage may open only those it declares
+        (``check_declared``: an undeclared one raises)."""
+        if data.where != "work":
+            raise ValueError(f"{data} is not a work folder of the day (it is {data.where!r})")
         if self.stage is not None:
-            check_declared(self.stage, self.cfg, name)
-        return self.work / name
+            check_declared(self.stage, self.cfg, data)
+        return self.work / data.name
 
-    def path(self, name: str) -> str:
-        return str(self.folder(name))
+    def path(self, data: Data) -> str:
+        return str(self.folder(data))
 
     @property
     def quarantine_dir(self) -> Path:
         return self.home / "quarantine" / f"dt={self.day}"
 
     def write_stats(self, stage: str, stats: dict[str, Any]) -> None:
-        if self.stage is not None:
-            check_declared(self.stage, self.cfg, f"stats/{stage}.json")
-        out = self.work / "stats"
-        out.mkdir(parents=True, exist_ok=True)
+        out = self.folder(stats_of(stage))
+        out.parent.mkdir(parents=True, exist_ok=True)
         # Which code wrote the stage's outputs, and for which run.
         stamped = {**stats, "code": code_version(), "run": self.run_id}
-        (out / f"{stage}.json").write_text(json.dumps(stamped, indent=2, sort_keys=True))
+        out.write_text(json.dumps(stamped, indent=2, sort_keys=True))
 
-    def rows(self, name: str) -> int:
+    def rows(self, data: Data) -> int:
         """Rows of a Parquet folder the stages wrote, from its files' footers: a count
         without a Spark job."""
-        return sum(pq.ParquetFile(f).metadata.num_rows for f in self.folder(name).glob("*.parquet"))
+        return sum(pq.ParquetFile(f).metadata.num_rows for f in self.folder(data).glob("*.parquet"))
 
     def read_stats(self, stage: str) -> dict[str, Any]:
-        p = self.folder(f"stats/{stage}.json")
+        p = self.folder(stats_of(stage))
         return json.loads(p.read_text()) if p.exists() else {}
 
 

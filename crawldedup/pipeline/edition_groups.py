@@ -22,6 +22,7 @@ from pyspark.sql import functions as F
 from crawldedup.core.editions import are_editions, edition_of
 from crawldedup.pipeline.context import DayContext
 from crawldedup.pipeline.work_files import read_work
+from crawldedup.stage_registry import DOCS
 from crawldedup.store import open_store
 
 
@@ -42,7 +43,7 @@ def _earlier_urls(store_url: str, ids: list[str]) -> dict[str, list[str]]:
 
 def editions_to_part(spark: SparkSession, ctx: DayContext, full: DataFrame) -> set[str]:
     """Ids of the day's duplicates whose chain reaches another edition of them."""
-    docs = read_work(spark, ctx.path("docs")).select("id", "url", "fetched_at")
+    docs = read_work(spark, ctx.path(DOCS)).select("id", "url", "fetched_at")
     # The target's URL in the same job, when the target is of this day (null: earlier).
     targets = docs.select(F.col("id").alias("duplicate_of"), F.col("url").alias("target_url"))
     dups = (

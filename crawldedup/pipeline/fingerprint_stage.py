@@ -25,6 +25,7 @@ from crawldedup.pipeline.day_documents import write_documents
 from crawldedup.pipeline.day_input import read_and_fingerprint
 from crawldedup.pipeline.quarantine_files import write_empty_quarantine, write_quarantine
 from crawldedup.pipeline.site_boilerplate import forget_line_counts, learn_boilerplate
+from crawldedup.stage_registry import DOCS, PARSED, REPEATS
 
 
 def _write_no_documents(folder: Path) -> None:
@@ -39,7 +40,7 @@ def _write_no_documents(folder: Path) -> None:
 def _fingerprint_files(spark: SparkSession, ctx: DayContext, files: list[str]) -> dict[str, Any]:
     """Read, fingerprint and write the day's documents and quarantine; their counts."""
     stats: dict[str, Any] = {}
-    parsed_dir = ctx.path("parsed")
+    parsed_dir = ctx.path(PARSED)
     shutil.rmtree(parsed_dir, ignore_errors=True)
     day = read_and_fingerprint(spark, files, ctx.cfg, ctx.day, parsed_dir)
     boiler: dict[str, HostLines] = {}
@@ -47,7 +48,7 @@ def _fingerprint_files(spark: SparkSession, ctx: DayContext, files: list[str]) -
         boiler, stats["boilerplate"] = learn_boilerplate(spark, ctx, day.docs)
     repeats = day.repeats.rows if day.repeats.count else None
     unprintable = write_documents(
-        spark, ctx.cfg, files, parsed_dir, ctx.path("docs"), repeats, ctx.path("repeats"), boiler
+        spark, ctx.cfg, files, parsed_dir, ctx.path(DOCS), repeats, ctx.path(REPEATS), boiler
     )
     quarantined = day.quarantined
     if unprintable:  # pages whose fingerprinting raised (a bug): quarantined, not lost
@@ -58,7 +59,7 @@ def _fingerprint_files(spark: SparkSession, ctx: DayContext, files: list[str]) -
     day.release()
     # The parse's part files hold every page's text: gone once work/docs is written.
     shutil.rmtree(parsed_dir, ignore_errors=True)
-    shutil.rmtree(ctx.path("repeats"), ignore_errors=True)
+    shutil.rmtree(ctx.path(REPEATS), ignore_errors=True)
     stats["documents"] = day.documents
     stats["missing_fetched_at"] = day.missing_fetched_at
     stats["quarantined"] = day.quarantined_by_reason
@@ -82,7 +83,7 @@ def run(spark: SparkSession, ctx: DayContext) -> dict[str, Any]:
         if not files:
             # Nothing to read: empty outputs written directly, no Spark job.
             forget_line_counts(ctx)
-            _write_no_documents(Path(ctx.path("docs")))
+            _write_no_documents(Path(ctx.path(DOCS)))
             write_empty_quarantine(ctx.quarantine_dir)
             stats.update(documents=0, missing_fetched_at=0, quarantined={}, records_in=0)
         else:

@@ -32,7 +32,19 @@ from crawldedup.pipeline.retraction import retract_previous_run
 from crawldedup.pipeline.store_batches import store_batches, write_partitions
 from crawldedup.pipeline.work_files import read_work
 from crawldedup.rules import Rule, enabled
-from crawldedup.stage_registry import relevance_enabled
+from crawldedup.stage_registry import (
+    CANON_CELLS,
+    COMPONENTS,
+    DECISIONS,
+    DOCS,
+    GROUPS,
+    GROUPS_EARLIER,
+    HOST_LINES,
+    LINE_HOSTS,
+    LOOKUPS,
+    POSTINGS,
+    relevance_enabled,
+)
 from crawldedup.store import Store, StoreStats, open_store
 from crawldedup.store.day_ledger import put_recorded
 from crawldedup.store.schema import (
@@ -45,12 +57,12 @@ from crawldedup.store.schema import (
     verdict_row_key,
 )
 
-GROUPS = StructType(
+GROUPS_SCHEMA = StructType(
     [StructField("id", StringType(), False), StructField("group", StringType(), False)]
 )
 
 
-CANON_CELLS = StructType(
+CANON_CELLS_SCHEMA = StructType(
     [
         StructField("id", StringType(), False),
         StructField("day", StringType(), False),
@@ -76,7 +88,9 @@ def resolve_groups(
     edges = [(r["id"], r["target"]) for r in dups.collect()]
     canon_cells: list[tuple[str, str, str]] = []
     if not edges:
-        return spark.createDataFrame([], GROUPS), spark.createDataFrame([], CANON_CELLS)
+        return spark.createDataFrame([], GROUPS_SCHEMA), spark.createDataFrame(
+            [], CANON_CELLS_SCHEMA
+        )
     involved = {a for a, _ in edges} | {b for _, b in edges}
     order: dict[str, tuple[str, str]] = {}
     today = docs.select("id", "fetched_at").join(
@@ -97,8 +111,8 @@ def resolve_groups(
                     canon_cells.append((g, g_day, g_fetched))
     mapping = groups({a for a, _ in edges}, all_edges, order)
     return (
-        spark.createDataFrame(sorted(mapping.items()), GROUPS),
-        spark.createDataFrame(sorted(set(canon_cells)), CANON_CELLS),
+        spark.createDataFrame(sorted(mapping.items()), GROUPS_SCHEMA),
+        spark.createDataFrame(sorted(set(canon_cells)), CANON_CELLS_SCHEMA),
     )
 
 
@@ -148,8 +162,8 @@ def _resolve_groups_in_spark(
         return store_batches((r["id"] for r in rows), store_url, batch, _earlier_groups)
 
     earlier = spark.createDataFrame(targets.rdd.mapPartitions(lookup), EARLIER)
-    earlier.write.mode("overwrite").parquet(ctx.path("groups_earlier"))
-    earlier = read_work(spark, ctx.path("groups_earlier"))
+    earlier.write.mode("overwrite").parquet(ctx.path(GROUPS_EARLIER))
+    earlier = read_work(spark, ctx.path(GROUPS_EARLIER))
     edges = dups.select(F.col("id").alias("a"), F.col("target").alias("b")).unionByName(
         earlier.filter(F.col("t") != F.col("g")).select(
             F.col("t").alias("a"), F.col("g").alias("b")
@@ -162,7 +176,7 @@ def _resolve_groups_in_spark(
         .unionByName(earlier.select(F.col("g").alias("id"), F.col("g_fetched").alias("fetched_at")))
         .dropDuplicates(["id"])
     )
-    labels = connected_components(spark, edges, order, ctx.path("components"))
+    labels = connected_components(spark, edges, order, ctx.path(COMPONENTS))
     group_map = dups.select("id").join(labels, "id")
     canon = (
         earlier.filter(F.col("g_day").isNotNull())
@@ -294,12 +308,12 @@ def run(spark: SparkSession, ctx: DayContext) -> dict[str, Any]:
     cfg = ctx.cfg
     stats: dict[str, Any] = {}
     with timed(stats):
-        docs = read_work(spark, ctx.path("docs"))
-        decisions = read_work(spark, ctx.path("decisions"))
+        docs = read_work(spark, ctx.path(DOCS))
+        decisions = read_work(spark, ctx.path(DECISIONS))
         group_map, canon_cells = resolve_groups(spark, ctx, docs, decisions)
-        canon_cells.write.mode("overwrite").parquet(ctx.path("canon_cells"))
-        group_map.write.mode("overwrite").parquet(ctx.path("groups"))
-        group_map = read_work(spark, ctx.path("groups"))
+        canon_cells.write.mode("overwrite").parquet(ctx.path(CANON_CELLS))
+        group_map.write.mode("overwrite").parquet(ctx.path(GROUPS))
+        group_map = read_work(spark, ctx.path(GROUPS))
         # The canonical of a group gets a membership cell too, so a group row lists all
         # (canonicals of earlier days got theirs on their own day).
         canon = (
@@ -323,11 +337,11 @@ def run(spark: SparkSession, ctx: DayContext) -> dict[str, Any]:
             unrecorded = published_before_the_ledger(store, day)
             mark_incomplete(store, day)  # removed by the commit stage, last
         rules = enabled(cfg.cascade.rules)
-        lookups = read_work(spark, ctx.path("lookups"))
+        lookups = read_work(spark, ctx.path(LOOKUPS))
         postings_to_write(docs, lookups, rules, cfg.limits.max_postings_per_key).write.mode(
             "overwrite"
-        ).parquet(ctx.path("postings"))  # computed once: retraction, Bloom blocks, puts
-        postings = read_work(spark, ctx.path("postings"))
+        ).parquet(ctx.path(POSTINGS))  # computed once: retraction, Bloom blocks, puts
+        postings = read_work(spark, ctx.path(POSTINGS))
         stats["retracted"] = retract_previous_run(
             spark,
             ctx,
@@ -361,8 +375,8 @@ def run(spark: SparkSession, ctx: DayContext) -> dict[str, Any]:
         # The day's page counts per (host, line) (later days' boilerplate counts), and the
         # hosts where a line is ordinary text (for the other hosts it is no template).
         line_tables = (
-            ("host_lines", _put_host_lines, F.concat_ws("|", "host", "line")),
-            ("line_hosts", _put_line_hosts, F.col("line")),
+            (HOST_LINES, _put_host_lines, F.concat_ws("|", "host", "line")),
+            (LINE_HOSTS, _put_line_hosts, F.col("line")),
         )
         for folder, put, order in line_tables:
             path = ctx.folder(folder)
@@ -375,7 +389,7 @@ def run(spark: SparkSession, ctx: DayContext) -> dict[str, Any]:
                     counters,
                     key_order=(order,),
                 )
-        canon_rows = read_work(spark, ctx.path("canon_cells"))
+        canon_rows = read_work(spark, ctx.path(CANON_CELLS))
         # Left out of stats["store"] (it never counted them): a few cells a day.
         write_partitions(canon_rows, store_url, batch, _put_canon_cells)
         stats["store"] = {n: a.value for n, a in counters.items()}

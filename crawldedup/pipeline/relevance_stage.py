@@ -49,7 +49,14 @@ from crawldedup.relevance.weighting import (
     stats_from_json,
     stats_to_json,
 )
-from crawldedup.stage_registry import relevance_enabled
+from crawldedup.stage_registry import (
+    DOCS,
+    RELEVANCE_LINKS,
+    RELEVANCE_PAGES,
+    RELEVANCE_SCORES,
+    TAGVEC,
+    relevance_enabled,
+)
 from crawldedup.store import open_store
 from crawldedup.store.day_ledger import put_recorded
 
@@ -75,7 +82,7 @@ LINKS = (
     "topic string, rank int, href string, priority double, anchor string, from_page string, "
     "linking_pages int"
 )
-TAGVEC = "id string, tagvec string"
+TAGVEC_SCHEMA = "id string, tagvec string"
 
 
 @lru_cache(maxsize=4)
@@ -299,15 +306,15 @@ def run(spark: SparkSession, ctx: DayContext) -> dict[str, Any]:
             sc.parallelize(files, max(1, len(files))).flatMap(lambda f: _raw_pages(f, max_bytes)),
             RAW,
         )
-        docs = read_work(spark, ctx.path("docs")).select(
+        docs = read_work(spark, ctx.path(DOCS)).select(
             "id", "source", "position", "url", "title", "tf"
         )
         joined = docs.join(raw, ["source", "position"], "left")
         pages_rdd = joined.rdd.mapPartitions(lambda it: analyse(it, library_path, cascade_tok))
         spark.createDataFrame(pages_rdd, PAGES).write.mode("overwrite").parquet(
-            ctx.path("relevance/pages")
+            ctx.path(RELEVANCE_PAGES)
         )
-        pages = read_work(spark, ctx.path("relevance/pages"))
+        pages = read_work(spark, ctx.path(RELEVANCE_PAGES))
         n_today = pages.count()
         if not ctx.dry_run:  # an earlier run of the day's scores, links and counts
             with open_store(ctx.store) as store:
@@ -329,7 +336,7 @@ def run(spark: SparkSession, ctx: DayContext) -> dict[str, Any]:
             out = out.persist()
             spark.createDataFrame(
                 out.filter(lambda t: t[0] == "s").map(lambda t: t[1]), SCORES
-            ).write.mode("overwrite").parquet(ctx.path("relevance/scores"))
+            ).write.mode("overwrite").parquet(ctx.path(RELEVANCE_SCORES))
             cands = spark.createDataFrame(
                 out.filter(lambda t: t[0] == "l").map(lambda t: t[1]), LINK_CANDIDATES
             )
@@ -338,11 +345,11 @@ def run(spark: SparkSession, ctx: DayContext) -> dict[str, Any]:
                 lambda kv: rank_topic(kv[0], kv[1], limit)
             )
             spark.createDataFrame(ranked, LINKS).write.mode("overwrite").parquet(
-                ctx.path("relevance/links")
+                ctx.path(RELEVANCE_LINKS)
             )
             out.unpersist()
-            scores = read_work(spark, ctx.path("relevance/scores"))
-            links = read_work(spark, ctx.path("relevance/links"))
+            scores = read_work(spark, ctx.path(RELEVANCE_SCORES))
+            links = read_work(spark, ctx.path(RELEVANCE_LINKS))
             per_topic = {
                 r["topic"]: {"relevant": r["relevant"], "pages": r["pages"]}
                 for r in scores.groupBy("topic")
@@ -358,10 +365,10 @@ def run(spark: SparkSession, ctx: DayContext) -> dict[str, Any]:
         tagvec = None
         if cascade_tok is not None:
             tv = pages.rdd.mapPartitions(lambda it: tag_vectors(it, n_docs, df))
-            spark.createDataFrame(tv, TAGVEC).write.mode("overwrite").parquet(
-                ctx.path("relevance/tagvec")
+            spark.createDataFrame(tv, TAGVEC_SCHEMA).write.mode("overwrite").parquet(
+                ctx.path(TAGVEC)
             )
-            tagvec = read_work(spark, ctx.path("relevance/tagvec"))
+            tagvec = read_work(spark, ctx.path(TAGVEC))
             stats["tag_vectors"] = tagvec.count()
         if not ctx.dry_run:
             _write_store(ctx, scores, links, tagvec)

@@ -11,7 +11,7 @@ from crawldedup.day_state import published_with
 from crawldedup.pipeline.commit_stage import run_parameters
 from crawldedup.pipeline.context import DayContext
 from crawldedup.reporting import write_report
-from crawldedup.stage_registry import stage
+from crawldedup.stage_registry import REPORT, stage
 from crawldedup.store import open_store
 
 # The stages whose counts the report sums: those it declares it reads the stats of.
@@ -95,8 +95,8 @@ def run(spark: SparkSession | None, ctx: DayContext) -> dict[str, Any]:
     report = build_report(ctx)
     text = json.dumps(report, indent=2, sort_keys=True)
     ctx.work.mkdir(parents=True, exist_ok=True)
-    ctx.folder("report.json").write_text(text)
-    written = {"written": str(ctx.folder("report.json"))}
+    ctx.folder(REPORT).write_text(text)
+    written = {"written": str(ctx.folder(REPORT))}
     if not ctx.dry_run:
         with open_store(ctx.store) as store:
             store.put("days", {ctx.day: {"r:report": text.encode()}})

@@ -38,6 +38,7 @@ from crawldedup.pipeline.context import DayContext
 from crawldedup.pipeline.store_batches import store_batches
 from crawldedup.pipeline.work_files import read_work
 from crawldedup.rules import RULES, Rule
+from crawldedup.stage_registry import PREVIOUS_RUN
 from crawldedup.store import Store, open_store
 from crawldedup.store.day_ledger import retract_recorded, retract_unrecorded
 from crawldedup.store.schema import posting_column, verdict_row_key
@@ -144,8 +145,8 @@ def retract_previous_run(
         ),
         PREVIOUS,
     )
-    previous.write.mode("overwrite").parquet(ctx.path("previous_run"))
-    previous = read_work(spark, ctx.path("previous_run"))
+    previous.write.mode("overwrite").parquet(ctx.path(PREVIOUS_RUN))
+    previous = read_work(spark, ctx.path(PREVIOUS_RUN))
     counts = {"retracted_documents": 0, "retracted_postings": 0, "bloom_blocks_dropped": 0}
     # 1. postings the new run does not write again, and their Bloom blocks.
     lows = [lo for lo, _ in key_ranges(ctx.cfg.bloom.scan_splits)]

@@ -32,6 +32,15 @@ from crawldedup.pipeline.pair_scoring import score_id_batches, score_pairs
 from crawldedup.pipeline.store_batches import store_batches
 from crawldedup.pipeline.work_files import read_work
 from crawldedup.rules import Rule
+from crawldedup.stage_registry import (
+    CANDIDATES,
+    DECISIONS,
+    DECISIONS_UNTYPED,
+    DOCS,
+    EARLIER_SIDES,
+    SCORES,
+    TAGVEC,
+)
 from crawldedup.store import Store
 
 # A CANDIDATE_SIDE row: id, term vector, SimHash, sketch, length, URL, own text's sketch.
@@ -127,7 +136,7 @@ def type_duplicates(
     spark: SparkSession, ctx: DayContext, decisions: DataFrame, counters: dict[str, Any]
 ) -> DataFrame:
     """(id, type) of every duplicate: full, content, partial or near (docs/algorithm.md)."""
-    docs = read_work(spark, ctx.path("docs")).select("id", "tf", "raw_md5", "content_key")
+    docs = read_work(spark, ctx.path(DOCS)).select("id", "tf", "raw_md5", "content_key")
     targets = docs.select(
         F.col("id").alias("duplicate_of"),
         F.col("tf").alias("t_tf"),
@@ -177,12 +186,12 @@ def scores_of_ids(
         F.col("cand_length").alias("length"),
         F.col("cand_url").alias("url"),
         F.col("cand_own").alias("own_sketch"),
-    ).write.mode("overwrite").parquet(ctx.path("earlier_sides"))
+    ).write.mode("overwrite").parquet(ctx.path(EARLIER_SIDES))
     day, k, schema = ctx.day, ctx.cfg.simhash.sketch_size, to_arrow_schema(schemas.PAIR_SCORES)
-    today, earlier = ctx.path("docs"), ctx.path("earlier_sides")
+    today, earlier = ctx.path(DOCS), ctx.path(EARLIER_SIDES)
     pairs.mapInArrow(
         lambda it: score_id_batches(it, day, today, earlier, k, schema), schemas.PAIR_SCORES
-    ).write.mode("overwrite").parquet(ctx.path("scores"))
+    ).write.mode("overwrite").parquet(ctx.path(SCORES))
 
 
 def scores_with_cosine(
@@ -190,13 +199,13 @@ def scores_with_cosine(
 ) -> None:
     """work/scores with the cosine: both sides' term vectors joined to every pair."""
     cfg = ctx.cfg
-    docs = read_work(spark, ctx.path("docs")).select(
+    docs = read_work(spark, ctx.path(DOCS)).select(
         "id", "tf", "simhash", "sketch", "length", "url", "own_sketch"
     )
     vector = cfg.cascade.cosine_weights
     if vector == "tag_tfidf":
         # Seed 003's tf · idf · Twf vectors (relevance stage) instead of raw tf.
-        vectors = read_work(spark, ctx.path("relevance/tagvec"))
+        vectors = read_work(spark, ctx.path(TAGVEC))
         docs = docs.drop("tf").join(vectors.withColumnRenamed("tagvec", "tf"), "id", "left")
         docs = docs.fillna({"tf": "{}"})
     pairs = pairs_to_score(cands).join(docs, "id")
@@ -217,7 +226,7 @@ def scores_with_cosine(
         .join(today, "cand_id")
         .unionByName(pairs.filter(F.col("cand_day") != ctx.day).join(earlier, "cand_id"))
     )
-    score_pairs(sides, cfg.simhash.sketch_size).write.mode("overwrite").parquet(ctx.path("scores"))
+    score_pairs(sides, cfg.simhash.sketch_size).write.mode("overwrite").parquet(ctx.path(SCORES))
 
 
 def run(spark: SparkSession, ctx: DayContext) -> dict[str, Any]:
@@ -226,16 +235,16 @@ def run(spark: SparkSession, ctx: DayContext) -> dict[str, Any]:
     stats: dict[str, Any] = {}
     sc = spark.sparkContext
     with timed(stats):
-        cands = read_work(spark, ctx.path("candidates"))
+        cands = read_work(spark, ctx.path(CANDIDATES))
         counters = {n: sc.accumulator(0) for n in ("round_trips", "rows_read")}
         if cfg.cascade.needs_cosine:
             scores_with_cosine(spark, ctx, cands, counters)
         else:
             scores_of_ids(spark, ctx, cands, counters)
-        scores = read_work(spark, ctx.path("scores"))
+        scores = read_work(spark, ctx.path(SCORES))
         scored = cands.join(scores, ["id", "cand_id"], "left")
         decisions = decide_all(scored, Policy.from_config(cfg), cfg.cascade.rules)
-        all_docs = read_work(spark, ctx.path("docs")).select("id", "boilerplate_only")
+        all_docs = read_work(spark, ctx.path(DOCS)).select("id", "boilerplate_only")
         full = all_docs.join(decisions, "id", "left").select(
             "id",
             F.coalesce(F.col("verdict"), F.lit("unique")).alias("verdict"),
@@ -247,12 +256,12 @@ def run(spark: SparkSession, ctx: DayContext) -> dict[str, Any]:
             .otherwise(F.col("measure"))
             .alias("measure"),
         )
-        full.write.mode("overwrite").parquet(ctx.path("decisions.untyped"))
-        untyped = part_editions(spark, ctx, read_work(spark, ctx.path("decisions.untyped")))
+        full.write.mode("overwrite").parquet(ctx.path(DECISIONS_UNTYPED))
+        untyped = part_editions(spark, ctx, read_work(spark, ctx.path(DECISIONS_UNTYPED)))
         types = type_duplicates(spark, ctx, untyped, counters)
-        untyped.join(types, "id", "left").write.mode("overwrite").parquet(ctx.path("decisions"))
-        written = read_work(spark, ctx.path("decisions"))
-        stats["pairs_scored"] = ctx.rows("scores")
+        untyped.join(types, "id", "left").write.mode("overwrite").parquet(ctx.path(DECISIONS))
+        written = read_work(spark, ctx.path(DECISIONS))
+        stats["pairs_scored"] = ctx.rows(SCORES)
         # One job for both tallies: by (rule, type), summed each way on the driver.
         tallies = written.groupBy("rule", "type").count().collect()
         stats["verdicts"], stats["types"] = {}, {}

@@ -33,6 +33,7 @@ from crawldedup.ingest.records import fingerprint_fields
 from crawldedup.pipeline.context import DayContext
 from crawldedup.pipeline.store_batches import store_batches, tuple_batches
 from crawldedup.pipeline.work_files import read_work
+from crawldedup.stage_registry import HOST_LINES, LINE_HOSTS
 from crawldedup.store import Store
 from crawldedup.store.schema import line_hosts_row, served_elsewhere
 
@@ -49,7 +50,7 @@ _HOST_LINES = pa.schema(
 )
 # Hosts where a line was ordinary text (on fewer than min_pages of their pages), written
 # a day (rows ``*|line`` of ``host_lines``): two tell "another host" from "this host".
-LINE_HOSTS = 2
+HOSTS_KEPT = 2
 
 
 def _earlier_line_counts(
@@ -212,17 +213,17 @@ def learn_boilerplate(
     docs.select("host", "line_keys").repartition(cfg.spark.shuffle_partitions, "host").mapInArrow(
         lambda it: _tally_hosts(it, store_url, day, batch),
         from_arrow_schema(_HOST_LINES),
-    ).write.mode("overwrite").parquet(ctx.path("host_lines"))
-    total = read_work(spark, ctx.path("host_lines"))
+    ).write.mode("overwrite").parquet(ctx.path(HOST_LINES))
+    total = read_work(spark, ctx.path(HOST_LINES))
     # Hosts where the line is ordinary text (fewer than min_pages pages): for the other
     # hosts it is content, not template (an article its first site served once).
     ordinary = (
         total.filter(F.col("n") < bp.min_pages)
         .groupBy("line")
-        .agg(F.slice(F.sort_array(F.collect_list("host")), 1, LINE_HOSTS).alias("hosts"))
+        .agg(F.slice(F.sort_array(F.collect_list("host")), 1, HOSTS_KEPT).alias("hosts"))
     )
-    ordinary.write.mode("overwrite").parquet(ctx.path("line_hosts"))
-    ordinary = read_work(spark, ctx.path("line_hosts"))
+    ordinary.write.mode("overwrite").parquet(ctx.path(LINE_HOSTS))
+    ordinary = read_work(spark, ctx.path(LINE_HOSTS))
     # Lines held by min_pages pages of a host: its template, unless they are ordinary
     # text elsewhere (another host had them on fewer pages, or an earlier day saw them
     # there); then they are the host's frequent lines (HostLines.frequent). In the same
@@ -276,5 +277,5 @@ def learn_boilerplate(
 
 def forget_line_counts(ctx: DayContext) -> None:
     """No pages, no line counts: a previous run's of the day must not reach publish."""
-    shutil.rmtree(ctx.folder("host_lines"), ignore_errors=True)
-    shutil.rmtree(ctx.folder("line_hosts"), ignore_errors=True)
+    shutil.rmtree(ctx.folder(HOST_LINES), ignore_errors=True)
+    shutil.rmtree(ctx.folder(LINE_HOSTS), ignore_errors=True)

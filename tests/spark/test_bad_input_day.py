@@ -32,6 +32,7 @@ from crawldedup.pipeline import (
 )
 from crawldedup.pipeline.context import DayContext
 from crawldedup.pipeline.stages import StageFailed
+from crawldedup.stage_registry import DOCS
 from crawldedup.store import open_store
 
 DAY = "2026-11-02"
@@ -152,7 +153,7 @@ def test_a_day_with_every_bad_file_gets_a_verdict_for_every_good_record(
         mod.run(spark, ctx)
 
     # The WARC page that was read whole is a document, with a derived id.
-    docs = {r["id"]: r for r in spark.read.parquet(ctx.path("docs")).collect()}
+    docs = {r["id"]: r for r in spark.read.parquet(ctx.path(DOCS)).collect()}
     warc_ids = {i for i, r in docs.items() if r["url"] == "https://news.example/w1"}
     assert len(warc_ids) == 1
     good |= warc_ids

@@ -14,6 +14,7 @@ from crawldedup.pipeline.context import DayContext
 from crawldedup.relevance.library import load_library
 from crawldedup.relevance.page import split_html
 from crawldedup.relevance.scoring import Scorer, default_tokenizer
+from crawldedup.stage_registry import RELEVANCE_LINKS, RELEVANCE_SCORES
 from crawldedup.store import open_store
 from crawldedup_demo.topics import generate_pages, write_topic_day
 
@@ -54,7 +55,7 @@ def test_relevance_stage_scores_ranks_and_reruns_idempotently(spark: Any, tmp_pa
         for pid, s in term_stats.items()
         for ts in scorer.score(s, n, lambda k: df[k], "semantic")
     }
-    scores = spark.read.parquet(ctx.path("relevance/scores")).collect()
+    scores = spark.read.parquet(ctx.path(RELEVANCE_SCORES)).collect()
     got = {(r["id"], r["topic"]): r["score"] for r in scores}
     assert got.keys() == expected.keys()
     assert all(abs(got[k] - expected[k]) < 1e-9 for k in got)
@@ -65,7 +66,7 @@ def test_relevance_stage_scores_ranks_and_reruns_idempotently(spark: Any, tmp_pa
     assert not {k for k in kept if labels[k] == "unrelated"}
     assert all(json.loads(r["atoms"]) for r in scores if r["relevant"])
 
-    links = spark.read.parquet(ctx.path("relevance/links")).collect()
+    links = spark.read.parquet(ctx.path(RELEVANCE_LINKS)).collect()
     by_topic: dict[str, list[Any]] = {}
     for r in links:
         by_topic.setdefault(r["topic"], []).append(r)

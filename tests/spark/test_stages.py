@@ -17,6 +17,7 @@ from crawldedup.pipeline import (
 from crawldedup.pipeline.context import DayContext
 from crawldedup.pipeline.stages import run_stages
 from crawldedup.rules import DEFAULT_RULES
+from crawldedup.stage_registry import CANDIDATES, DOCS
 from crawldedup.store import open_store
 
 ARTICLE = (
@@ -111,7 +112,7 @@ def test_fingerprint_quarantines_bad_records_and_keeps_the_rest(
     stats = fingerprint_stage.run(spark, ctx)
     assert stats["documents"] == 2
     assert stats["quarantined"] == {"bad_json": 1, "no_text": 1, "wrong_type": 1, "duplicate_id": 1}
-    docs = {r["id"]: r for r in spark.read.parquet(ctx.path("docs")).collect()}
+    docs = {r["id"]: r for r in spark.read.parquet(ctx.path(DOCS)).collect()}
     derived = [i for i in docs if i != "a"]
     assert len(derived) == 1 and derived[0].startswith("u")
     assert docs[derived[0]]["fetched_at"] == "2026-10-31T19:00:00.000000Z"  # +08:00 → UTC
@@ -261,7 +262,7 @@ def test_hot_head_key_is_bounded_and_boilerplate_stays_unique(
     run_all(spark, ctx)
     v = verdicts(ctx)
     assert all(x["verdict"] == "unique" for x in v.values()), v
-    cands = spark.read.parquet(ctx.path("candidates")).filter("rule = 'head'")
+    cands = spark.read.parquet(ctx.path(CANDIDATES)).filter("rule = 'head'")
     per_doc = cands.groupBy("id").count().collect()
     assert max(r["count"] for r in per_doc) <= 3
     with open_store(ctx.store) as store:

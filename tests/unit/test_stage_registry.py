@@ -152,18 +152,31 @@ def test_a_stage_checks_the_code_stamps_of_what_it_reads_only() -> None:
 
 
 def test_a_stage_opens_only_the_work_folders_it_declares(tmp_path: Path) -> None:
-    """The runner hands each stage a context naming it (run_stages); a work folder or
-    another stage's stats it does not declare raises instead of being read."""
+    """The runner hands each stage a context naming it (run_stages); a work folder is
+    opened by its handle, and one the stage does not declare (or another stage's stats)
+    raises instead of being read."""
     from crawldedup.pipeline.context import DayContext
-    from crawldedup.stage_registry import UndeclaredData, declared_folders
+    from crawldedup.stage_registry import (
+        BLOOM,
+        CANDIDATES,
+        DOCS,
+        PUBLISHED,
+        SCORES,
+        TAGVEC,
+        UndeclaredData,
+        declared_folders,
+    )
 
     def ctx(name: str | None, cfg: Config | None = None) -> DayContext:
         return DayContext(day="2026-11-01", home=tmp_path, cfg=cfg or Config(), stage=name)
 
-    assert ctx("candidates").path("docs").endswith("dt=2026-11-01/docs")
-    assert ctx("candidates").folder("bloom/lsh/000.bloom").name == "000.bloom"
+    assert ctx("candidates").path(DOCS).endswith("dt=2026-11-01/docs")
+    assert ctx("candidates").folder(BLOOM).name == "bloom"
     with pytest.raises(UndeclaredData, match="stage bloom opened the work folder 'candidates'"):
-        ctx("bloom").path("candidates")
+        ctx("bloom").path(CANDIDATES)
+    # Another stage's scratch is undeclared too.
+    with pytest.raises(UndeclaredData, match="stage publish opened the work folder 'scores'"):
+        ctx("publish").path(SCORES)
     with pytest.raises(UndeclaredData, match=r"stats/similarity\.json"):
         ctx("commit").read_stats("similarity")
     with pytest.raises(UndeclaredData, match=r"stats/publish\.json"):
@@ -171,9 +184,12 @@ def test_a_stage_opens_only_the_work_folders_it_declares(tmp_path: Path) -> None
     # What a stage reads depends on the configuration: the tag-weighted vectors only
     # under the tag-weighted cosine.
     with pytest.raises(UndeclaredData, match="relevance/tagvec"):
-        ctx("similarity").path("relevance/tagvec")
+        ctx("similarity").path(TAGVEC)
     tag = CONFIGS["tag_tfidf cosine"]
-    assert ctx("similarity", tag).path("relevance/tagvec")
-    assert "relevance/tagvec" in declared_folders("similarity", tag)
-    # Outside a stage (the runner, read commands) nothing is checked.
-    assert ctx(None).path("anything")
+    assert ctx("similarity", tag).path(TAGVEC)
+    assert TAGVEC in declared_folders("similarity", tag)
+    # Rows of the store are not a work folder: no stage opens them as one.
+    with pytest.raises(ValueError, match="not a work folder"):
+        ctx("publish").folder(PUBLISHED)
+    # Outside a stage (the runner, read commands) the handle is not checked.
+    assert ctx(None).path(SCORES).endswith("dt=2026-11-01/scores")
