@@ -441,6 +441,19 @@ class ExtractConfig:
 
 
 @dataclass(frozen=True)
+class IndexConfig:
+    """How long the index remembers a day (docs/operations.md#retention)."""
+
+    keep_days: int = knob(
+        0,
+        "Earlier days a day is compared with (its postings, line counts and sketches); "
+        "committing a day forgets the index rows of older days (published verdicts stay). "
+        "0 = keep every day.",
+        ge=0,
+    )
+
+
+@dataclass(frozen=True)
 class SparkConfig:
     """The Spark session; other JVM options belong to Spark's own spark-defaults.conf
     (SPARK_CONF_DIR) or --conf, as for any Spark application."""
@@ -471,6 +484,7 @@ class Config:
     boilerplate: BoilerplateConfig = field(default_factory=BoilerplateConfig)
     gate: GateConfig = field(default_factory=GateConfig)
     extract: ExtractConfig = field(default_factory=ExtractConfig)
+    index: IndexConfig = field(default_factory=IndexConfig)
 
     def validate(self) -> Config:
         _check(

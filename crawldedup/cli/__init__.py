@@ -19,6 +19,7 @@ import time
 import traceback
 from collections.abc import Callable, Sequence
 
+from crawldedup.cli.forget_command import cmd_forget
 from crawldedup.cli.parser import (
     UsageError,
     _config,
@@ -71,6 +72,7 @@ COMMANDS: dict[str, Callable[[argparse.Namespace, Config], int]] = {
     "groups": cmd_groups,
     "mirrors": cmd_mirrors,
     "relevance": cmd_relevance,
+    "forget": cmd_forget,
 }
 
 

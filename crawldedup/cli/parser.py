@@ -181,6 +181,9 @@ def build_parser() -> argparse.ArgumentParser:
     rv.add_argument("--top", type=int, default=10)
     common(rv)
 
+    from crawldedup.cli.forget_command import add_forget_parser
+
+    add_forget_parser(sub)
     return p
 
 

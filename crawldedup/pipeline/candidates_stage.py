@@ -39,6 +39,7 @@ from crawldedup.pipeline.context import DayContext, timed
 from crawldedup.pipeline.day_keys import explode_keys, key_hash
 from crawldedup.pipeline.store_batches import in_batches, store_batches, tuple_batches
 from crawldedup.pipeline.work_files import read_work
+from crawldedup.retention import window_start
 from crawldedup.rules import Rule, enabled
 from crawldedup.stage_registry import CANDIDATES, DOCS, LOOKUPS
 from crawldedup.store import Store
@@ -200,8 +201,10 @@ def _look_up(
     counters: dict[str, Any],
     bloom: dict[str, int],
     max_distance: int = 64,
+    since: str = "",
 ) -> Iterator[tuple[Any, ...]]:
-    """LOOKUPS rows of Bloom hits: one multi-get per rule and batch of hits."""
+    """LOOKUPS rows of Bloom hits: one multi-get per rule and batch of hits. Postings of
+    days before ``since`` (outside ``index.keep_days``) are left out."""
 
     # A candidate is one row per task (_first_sight); the rows without a candidate (each
     # key's count of postings) all stay.
@@ -218,7 +221,7 @@ def _look_up(
             near = []  # SimHash postings within max_distance bits (block collisions dropped)
             for col, value in cells.items():
                 cand_day, cand_fetched = parse_posting(value)
-                if cand_day != day:
+                if cand_day != day and cand_day >= since:
                     posting = (cand_fetched, posting_doc_id(col), cand_day)
                     postings.append(posting)
                     if rule != Rule.SIMHASH or _near(
@@ -269,6 +272,7 @@ class Lookups:
     batch_size: int
     counters: dict[str, Any]
     max_distance: int = 64
+    since: str = ""  # the first earlier day of the window (retention.window_start)
 
     @contextmanager
     def _counted(self) -> Iterator[dict[str, int]]:
@@ -289,6 +293,7 @@ class Lookups:
             self.counters,
             bloom,
             self.max_distance,
+            self.since,
         )
 
     def of_rows(self, rows: Iterable[KeyRow]) -> Iterator[tuple[Any, ...]]:
@@ -315,11 +320,14 @@ def probe_earlier_days(
     store_url, day = ctx.store, ctx.day
     cap, batch = cfg.limits.max_postings_per_key, cfg.limits.store_batch_size
     max_distance = cfg.simhash.max_distance
+    since = window_start(day, cfg.index.keep_days)
     sc = spark.sparkContext
     big = partitioned_rules(ctx)
     small = sc.broadcast(load_filters(ctx, "broadcast"))
     small_keys = keys.filter(~F.col("rule").isin(big)) if big else keys
-    broadcast = Lookups(lambda: small.value, store_url, day, cap, batch, counters, max_distance)
+    broadcast = Lookups(
+        lambda: small.value, store_url, day, cap, batch, counters, max_distance, since
+    )
     lookups = small_keys.select(*_KEY_COLUMNS).mapInArrow(broadcast.of_batches, schemas.LOOKUPS)
     if big:
         lows = read_manifest(ctx)["ranges"]
@@ -341,6 +349,7 @@ def probe_earlier_days(
                 batch,
                 counters,
                 max_distance,
+                since,
             ).of_rows(rows)
 
         routed = (

@@ -19,8 +19,9 @@ from pyspark.sql import SparkSession
 
 from crawldedup.code_version import code_version
 from crawldedup.config import Config
-from crawldedup.day_state import PUBLISHED_WITH, mark_complete
+from crawldedup.day_state import PUBLISHED_WITH, mark_complete, published_days
 from crawldedup.pipeline.context import DayContext
+from crawldedup.retention import FORGOTTEN, day_row, prune
 from crawldedup.store import open_store
 
 
@@ -62,8 +63,23 @@ def run(spark: SparkSession | None, ctx: DayContext) -> dict[str, Any]:
         params = run_parameters(ctx)
         with open_store(ctx.store) as store:
             store.put("days", {ctx.day: {PUBLISHED_WITH: json.dumps(params).encode()}})
+            # The day's index is written anew: a forget of an earlier run is history.
+            store.delete(FORGOTTEN, [day_row(ctx.day)])
             mark_complete(store, ctx.day)  # the day's last write
+            # The days the index no longer keeps (index.keep_days), the newest day's
+            # window: after the day is complete, so a failure here loses no verdict.
+            newest = max([ctx.day, *published_days(store)])
+            cfg = ctx.cfg
+            pruned = prune(
+                store,
+                newest,
+                cfg.index.keep_days,
+                splits=cfg.bloom.scan_splits,
+                batch_size=cfg.limits.store_batch_size,
+            )
         stats = {"published_with": params}
+        if pruned.days:
+            stats["forgotten"] = asdict(pruned)
     ctx.write_stats("commit", stats)
     return stats
 
@@ -74,4 +90,7 @@ EMPTY_DAY: dict[str, Any] | None = None
 
 def summary(stats: dict[str, Any]) -> str:
     """The stage's progress line (the parameters are in its stats)."""
-    return ""
+    gone = stats.get("forgotten")
+    if not gone:
+        return ""
+    return f"forgot {', '.join(gone['days'])}: {gone['postings']} postings, {gone['bytes']} bytes"

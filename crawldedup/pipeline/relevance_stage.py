@@ -31,6 +31,7 @@ from typing import Any
 from pyspark.sql import DataFrame, Row, SparkSession
 from pyspark.sql import functions as F
 
+from crawldedup.batching import chunks
 from crawldedup.core.tokenize import terms
 from crawldedup.ingest.readers import list_input_files, read_file
 from crawldedup.pipeline.context import DayContext, timed
@@ -49,6 +50,7 @@ from crawldedup.relevance.weighting import (
     stats_from_json,
     stats_to_json,
 )
+from crawldedup.retention import window_start
 from crawldedup.stage_registry import (
     DOCS,
     RELEVANCE_LINKS,
@@ -149,13 +151,14 @@ def _day_cell(day: str) -> str:
     return f"d:{day}"
 
 
-def _total_until(row: dict[str, bytes], day: str) -> int:
-    """Sum of the day cells of days <= ``day`` (ISO dates sort as strings)."""
-    return sum(int(v) for col, v in row.items() if col[2:] <= day)
+def _total_until(row: dict[str, bytes], day: str, since: str = "") -> int:
+    """Sum of the day cells of days <= ``day`` (ISO dates sort as strings), from
+    ``since`` on (the days ``index.keep_days`` keeps)."""
+    return sum(int(v) for col, v in row.items() if since <= col[2:] <= day)
 
 
 def frequencies(
-    rows: Iterable[Row], store_url: str, day: str, dry_run: bool, batch_size: int
+    rows: Iterable[Row], store_url: str, day: str, dry_run: bool, batch_size: int, since: str = ""
 ) -> Iterator[tuple[str, int]]:
     """Step 2 per partition of (key, count today): write today's cell, read the total."""
     cell = _day_cell(day)
@@ -167,19 +170,7 @@ def frequencies(
             found = store.get("rel_df", list(today))
             for key, cells in today.items():
                 # A dry run writes nothing, so today's cell is added as if it had been.
-                yield key, _total_until({**found.get(key, {}), **cells}, day)
-
-
-def chunks(items: Iterable[Row], size: int) -> Iterator[list[Row]]:
-    """Consecutive lists of at most ``size`` items."""
-    chunk: list[Row] = []
-    for item in items:
-        chunk.append(item)
-        if len(chunk) == size:
-            yield chunk
-            chunk = []
-    if chunk:
-        yield chunk
+                yield key, _total_until({**found.get(key, {}), **cells}, day, since)
 
 
 def score_pages(
@@ -282,7 +273,7 @@ def _docs_so_far(ctx: DayContext, n_today: int) -> int:
             put_recorded(store, ctx.day, "rel_df", count)
         row = dict(store.get("rel_df", [DOCS_COUNT_ROW]).get(DOCS_COUNT_ROW, {}))
     row[_day_cell(ctx.day)] = str(n_today).encode()
-    return _total_until(row, ctx.day)
+    return _total_until(row, ctx.day, window_start(ctx.day, ctx.cfg.index.keep_days))
 
 
 def run(spark: SparkSession, ctx: DayContext) -> dict[str, Any]:
@@ -322,8 +313,11 @@ def run(spark: SparkSession, ctx: DayContext) -> dict[str, Any]:
         n_docs = _docs_so_far(ctx, n_today)
         keys = pages.select(F.explode("df_keys").alias("key")).groupBy("key").count()
         store_url, day, dry, batch = ctx.store, ctx.day, ctx.dry_run, cfg.limits.store_batch_size
+        since = window_start(day, cfg.index.keep_days)
         df = dict(
-            keys.rdd.mapPartitions(lambda it: frequencies(it, store_url, day, dry, batch)).collect()
+            keys.rdd.mapPartitions(
+                lambda it: frequencies(it, store_url, day, dry, batch, since)
+            ).collect()
         )
         stats.update(pages=n_today, docs_so_far=n_docs, df_keys=len(df))
         scores = spark.createDataFrame([], SCORES)

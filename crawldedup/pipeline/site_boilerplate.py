@@ -33,6 +33,7 @@ from crawldedup.ingest.records import fingerprint_fields
 from crawldedup.pipeline.context import DayContext
 from crawldedup.pipeline.store_batches import store_batches, tuple_batches
 from crawldedup.pipeline.work_files import read_work
+from crawldedup.retention import window_start
 from crawldedup.stage_registry import HOST_LINES, LINE_HOSTS
 from crawldedup.store import Store
 from crawldedup.store.schema import line_hosts_row, served_elsewhere
@@ -54,11 +55,11 @@ HOSTS_KEPT = 2
 
 
 def _earlier_line_counts(
-    lines: Iterable[tuple[str | None, str]], store_url: str, day: str, batch_size: int
+    lines: Iterable[tuple[str | None, str]], store_url: str, day: str, batch_size: int, since: str
 ) -> Iterator[tuple[str | None, str, int, bool]]:
     """(host, line, pages of earlier days, whether an earlier day saw the line as ordinary
     text of another host) for the given lines that the index knows, looked up in store
-    batches."""
+    batches; only days from ``since`` on (``index.keep_days``)."""
 
     def lookup(
         store: Store, batch: list[tuple[str | None, str]]
@@ -68,8 +69,8 @@ def _earlier_line_counts(
         found = store.get("host_lines", rows)
         for host, line in batch:
             cells = found.get(f"{host}|{line}", {})
-            n = sum(int(v) for c, v in cells.items() if c[2:] < day)
-            elsewhere = served_elsewhere(found.get(line_hosts_row(line), {}), host, day)
+            n = sum(int(v) for c, v in cells.items() if since <= c[2:] < day)
+            elsewhere = served_elsewhere(found.get(line_hosts_row(line), {}), host, day, since)
             if n or elsewhere:
                 yield host, line, n, elsewhere
 
@@ -77,7 +78,7 @@ def _earlier_line_counts(
 
 
 def _tally_hosts(
-    batches: Iterable[pa.RecordBatch], store_url: str, day: str, batch_size: int
+    batches: Iterable[pa.RecordBatch], store_url: str, day: str, batch_size: int, since: str
 ) -> Iterator[pa.RecordBatch]:
     """``_HOST_LINES`` rows of the hosts in one partition (every page of a host in one
     partition). Pages of a host with the same lines (an article and its exact or
@@ -95,7 +96,9 @@ def _tally_hosts(
             today.update((host, line) for line in lines)
     earlier = {
         (host, line): (n, elsewhere)
-        for host, line, n, elsewhere in _earlier_line_counts(today, store_url, day, batch_size)
+        for host, line, n, elsewhere in _earlier_line_counts(
+            today, store_url, day, batch_size, since
+        )
     }
 
     def rows() -> Iterator[tuple[str | None, str, int, int, bool]]:
@@ -210,8 +213,9 @@ def learn_boilerplate(
     # One shuffle puts every page of a host in one partition, counted there in Python
     # with the earlier days' counts from the store (_tally_hosts).
     store_url, day, batch = ctx.store, ctx.day, cfg.limits.store_batch_size
+    since = window_start(day, cfg.index.keep_days)  # earlier days the index keeps
     docs.select("host", "line_keys").repartition(cfg.spark.shuffle_partitions, "host").mapInArrow(
-        lambda it: _tally_hosts(it, store_url, day, batch),
+        lambda it: _tally_hosts(it, store_url, day, batch, since),
         from_arrow_schema(_HOST_LINES),
     ).write.mode("overwrite").parquet(ctx.path(HOST_LINES))
     total = read_work(spark, ctx.path(HOST_LINES))

@@ -49,6 +49,9 @@ TABLES: dict[str, tuple[str, ...]] = {
     # What a day's run wrote into rows other days share (crawldedup/store/day_ledger.py):
     # row = "YYYY-MM-DD|table|writer", cell "w:cells" = the (row, column) pairs, packed.
     "ledger": ("w",),
+    # What was forgotten from the index (crawldedup/retention.py): row = "day|YYYY-MM-DD" or
+    # "host|HOST", cells f:state (running, done), f:why, f:at, f:counts.
+    "forgotten": ("f",),
     # Run locks (crawldedup/store_lock.py): row = "run", cell "l:holder" = the holder's
     # JSON (what, host, pid, since, heartbeat), empty when free.
     "locks": ("l",),

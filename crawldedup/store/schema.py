@@ -154,7 +154,8 @@ def _line_host_days(cells: Row) -> Iterator[tuple[str, str]]:
         yield (host, day) if sep else (c[3:], v.decode())
 
 
-def served_elsewhere(cells: Row, host: str | None, before: str) -> bool:
+def served_elsewhere(cells: Row, host: str | None, before: str, since: str = "") -> bool:
     """Whether a ``*|line`` row names a host other than ``host`` on a day before
-    ``before`` (``served_elsewhere(cells, host, "9999")``: on any day)."""
-    return any(h != host and d < before for h, d in _line_host_days(cells))
+    ``before`` and from ``since`` on (``served_elsewhere(cells, host, "9999")``: on any
+    day)."""
+    return any(h != host and since <= d < before for h, d in _line_host_days(cells))

@@ -93,7 +93,7 @@ def test_host_lines_count_pages_with_the_same_lines_once_and_add_earlier_days(
         ("y.example", None),  # no lines
     ]
     batch = pa.RecordBatch.from_pylist([{"host": h, "line_keys": k} for h, k in pages])
-    rows = [r for b in _tally_hosts(iter([batch]), store, DAY, 100) for r in b.to_pylist()]
+    rows = [r for b in _tally_hosts(iter([batch]), store, DAY, 100, "") for r in b.to_pylist()]
     got = {(r["host"], r["line"]): (r["pages"], r["n"], r["elsewhere"]) for r in rows}
     assert got == {
         ("x.example", "nav"): (2, 2, False),
