@@ -63,7 +63,11 @@ def _index_days(url: str) -> dict[str, set[str]]:
     return out
 
 
-@pytest.fixture(params=["sqlite", pytest.param("hbase", marks=pytest.mark.hbase)])
+# On HBase in make test-all (100 s more); make test runs the forget tests on HBase.
+HBASE = pytest.param("hbase", marks=[pytest.mark.hbase, pytest.mark.exhaustive])
+
+
+@pytest.fixture(params=["sqlite", HBASE])
 def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> Any:
     if request.param == "sqlite":
         yield f"sqlite:///{tmp_path / 'store.db'}"
