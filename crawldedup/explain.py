@@ -45,6 +45,7 @@ from crawldedup.core.normalize import normalize_text
 from crawldedup.ingest.readers import read_file
 from crawldedup.ingest.records import prepare
 from crawldedup.pipeline.context import DayContext
+from crawldedup.retention import window_start
 from crawldedup.rules import Rule
 from crawldedup.stage_registry import DOCS
 from crawldedup.store.base import Store
@@ -142,13 +143,15 @@ def _host_lines(store: Store, host: str, text: str, day: str, cfg: Config) -> Ho
     )
     template, frequent, fills = set(), set(), set()
     after = f"{day}~"  # the day itself counts: its cells are written when it is published
+    since = window_start(day, cfg.index.keep_days)  # the earlier days the index keeps
     for k in keys:
-        pages = sum(int(v) for c, v in rows.get(f"{host}|{k}", {}).items() if c[2:] <= day)
+        counts = rows.get(f"{host}|{k}", {}).items()
+        pages = sum(int(v) for c, v in counts if since <= c[2:] <= day)
         if k.startswith(FILL_PREFIX) and pages >= 2:
             fills.add(k)
         if pages < bp.min_pages:
             continue
-        if not served_elsewhere(rows.get(line_hosts_row(k), {}), host, after):
+        if not served_elsewhere(rows.get(line_hosts_row(k), {}), host, after, since):
             template.add(k)
         elif bp.drop_frequent:
             frequent.add(k)
