@@ -126,16 +126,18 @@ def _forget_documents(
             out.cells += len(index)
             out.bytes += _size(doc_id, index)
     for table, (keys_of, columns) in sorted(postings.items()):
-        found = store.get(table, sorted(keys_of), columns=sorted(columns))
+        # Whole rows (a key's postings are capped at limits.max_postings_per_key): a
+        # multi-get naming hundreds of columns too is far slower on SQLite.
+        rows_found = store.get(table, sorted(keys_of))
+        found = {
+            k: mine
+            for k, cells in rows_found.items()
+            if (mine := {c: v for c, v in cells.items() if c in columns})
+        }
         out.postings += sum(len(cells) for cells in found.values())
         out.bytes += sum(_size(k, cells) for k, cells in found.items())
         if not dry_run and found:
-            rows_of: dict[str, list[str]] = {}  # the cells found, by column
-            for k, cells in found.items():
-                for c in cells:
-                    rows_of.setdefault(c, []).append(k)
-            for c, cell_rows in sorted(rows_of.items()):
-                store.delete(table, sorted(cell_rows), columns=[c])
+            store.delete_cells(table, {k: sorted(cells) for k, cells in found.items()})
     if not dry_run and chosen:
         store.delete("docs", sorted(chosen), columns=list(INDEX_CELLS))
     return out
@@ -156,7 +158,7 @@ def _recorded_cells(store: Store, day: str, dry_run: bool) -> Forgotten:
                 out.cells += len(found)
                 out.bytes += sum(_size(k, cells) for k, cells in found.items())
                 if not dry_run and found:
-                    store.delete(table, sorted(found), columns=[column])
+                    store.delete_cells(table, {k: [column] for k in found})
             out.rows += 1
             out.bytes += len(key) + (len(value) if value else 0)
             if not dry_run:

@@ -82,6 +82,9 @@ class LazyStore(Store):
     def delete(self, table: str, rows: Iterable[str], columns: Sequence[str] | None = None) -> None:
         self._open().delete(table, rows, columns)
 
+    def delete_cells(self, table: str, cells: Mapping[str, Sequence[str]]) -> None:
+        self._open().delete_cells(table, cells)
+
     def check_and_put(
         self, table: str, row: str, column: str, expected: bytes | None, value: bytes
     ) -> bool:

@@ -36,6 +36,9 @@ TRANSIENT: tuple[type[BaseException], ...] = (
 _KEY_ONLY = b"KeyOnlyFilter() AND FirstKeyOnlyFilter()"
 
 
+Cells = tuple[bytes, list[bytes]]  # a row key and columns of it
+
+
 class HBaseStore(Store):
     """A :class:`Store` on HBase tables named ``<prefix>_<table>``."""
 
@@ -185,6 +188,22 @@ class HBaseStore(Store):
             def send(conn: happybase.Connection, chunk: list[bytes] = chunk) -> None:
                 with conn.table(table).batch() as b:
                     for key in chunk:
+                        b.delete(key, cols)
+
+            self._call(f"delete {table}", send)
+            self.stats.rows_deleted += len(chunk)
+
+    def delete_cells(self, table: str, cells: Mapping[str, Sequence[str]]) -> None:
+        self._check(table)
+        items = [(k.encode(), [c.encode() for c in cols]) for k, cols in cells.items() if cols]
+        for i in range(0, len(items), self.batch_size):
+            chunk = items[i : i + self.batch_size]
+
+            def send(
+                conn: happybase.Connection, chunk: list[tuple[bytes, list[bytes]]] = chunk
+            ) -> None:
+                with conn.table(table).batch() as b:
+                    for key, cols in chunk:
                         b.delete(key, cols)
 
             self._call(f"delete {table}", send)

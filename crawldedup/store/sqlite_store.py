@@ -240,6 +240,14 @@ class SqliteStore(Store):
             )
         self.stats.rows_deleted += len(keys)
 
+    def delete_cells(self, table: str, cells: Mapping[str, Sequence[str]]) -> None:
+        pairs = [(row, col) for row, columns in cells.items() for col in columns]
+        if not pairs:
+            return
+        t = self._t(table)
+        self._write(lambda c: c.executemany(f"DELETE FROM {t} WHERE row = ? AND col = ?", pairs))
+        self.stats.rows_deleted += len(cells)
+
     def check_and_put(
         self, table: str, row: str, column: str, expected: bytes | None, value: bytes
     ) -> bool:

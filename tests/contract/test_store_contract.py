@@ -77,6 +77,21 @@ def test_delete_rows_and_columns(store: Store) -> None:
     assert store.get("groups", ["g", "h"]) == {"g": {"d:b": b"2"}}
 
 
+def test_delete_cells_of_rows_whose_columns_differ(store: Store) -> None:
+    rows = {f"k{i:04d}": {"d:a": b"1", "d:b": b"2", "d:c": b"3"} for i in range(2500)}
+    store.put("groups", rows)
+    store.delete_cells(
+        "groups", {k: (["d:a"] if i % 2 else ["d:b", "d:c"]) for i, k in enumerate(sorted(rows))}
+    )
+    store.delete_cells("groups", {"never-there": ["d:a"], "k0000": []})
+    got = store.get("groups", sorted(rows))
+    assert all(
+        got[k] == ({"d:b": b"2", "d:c": b"3"} if i % 2 else {"d:a": b"1"})
+        for i, k in enumerate(sorted(rows))
+    )
+    assert len(got) == len(rows)
+
+
 def test_many_rows_are_batched(store: Store) -> None:
     rows = {f"doc{i:05d}": {"m:day": b"2026-11-01"} for i in range(1234)}
     store.put("docs", rows)
