@@ -21,7 +21,9 @@ short by a crash is finished by the next rerun:
 4. the cells of shared rows the day's ledger recorded (line counts, the hosts where a
    line is ordinary text; :mod:`crawldedup.store.day_ledger`) are deleted.
 
-The verdict rows go last, so a retraction stopped at any point is found again.
+The verdict rows go last, so a retraction stopped at any point is found again. On a
+day's first run (the daily case) the store holds no verdict row of the day, so steps 1
+to 3 have nothing to find and start no Spark job; step 4 still runs.
 """
 
 from __future__ import annotations
@@ -133,6 +135,43 @@ def retract_previous_run(
     published by a release without the ledger (its shared cells are found by a scan);
     ``relevance_runs``: this run has a relevance stage, which retracts its own tables.
     Returns counts."""
+    store_url, day = ctx.store, ctx.day
+    counts = {"retracted_documents": 0, "retracted_postings": 0, "bloom_blocks_dropped": 0}
+    blocks: list[str] = []
+    if _has_verdicts(store_url, day):
+        blocks = _retract_documents(spark, ctx, docs, postings, counts)
+    # 4. shared rows' cells; the relevance tables when no relevance stage follows.
+    with open_store(store_url) as store:
+        if blocks:
+            store.delete(BLOCKS, blocks)
+        counts["bloom_blocks_dropped"] = len(blocks)
+        counts["retracted_cells"] = retract_recorded(store, day, ("host_lines",))
+        if not relevance_runs:
+            retract_relevance(store, day)
+        if unrecorded:
+            tables = ("host_lines",) if relevance_runs else ("host_lines", "rel_df")
+            counts["retracted_cells"] += retract_unrecorded(store, day, tables)
+    return counts
+
+
+def _has_verdicts(store_url: str, day: str) -> bool:
+    """Whether an earlier run of the day wrote a verdict row: the day's own index, which
+    every document row and posting of it is found through (none on a day's first run,
+    the daily case: steps 1 to 3 then start no Spark job)."""
+    with open_store(store_url) as store:
+        return (
+            next(iter(store.scan_prefix("verdicts", f"{day}|", keys_only=True)), None) is not None
+        )
+
+
+def _retract_documents(
+    spark: SparkSession,
+    ctx: DayContext,
+    docs: DataFrame,
+    postings: DataFrame,
+    counts: dict[str, int],
+) -> list[str]:
+    """Steps 1 to 3 (the module's docstring); returns the Bloom block rows to drop."""
     store_url, day, batch = ctx.store, ctx.day, ctx.cfg.limits.store_batch_size
     old = spark.sparkContext.parallelize([0], 1).flatMap(
         lambda _: _scan_day_verdicts(store_url, day)
@@ -147,7 +186,6 @@ def retract_previous_run(
     )
     previous.write.mode("overwrite").parquet(ctx.path(PREVIOUS_RUN))
     previous = read_work(spark, ctx.path(PREVIOUS_RUN))
-    counts = {"retracted_documents": 0, "retracted_postings": 0, "bloom_blocks_dropped": 0}
     # 1. postings the new run does not write again, and their Bloom blocks.
     lows = [lo for lo, _ in key_ranges(ctx.cfg.bloom.scan_splits)]
     gone = (
@@ -184,15 +222,4 @@ def retract_previous_run(
             ).collect()
         )
     )
-    # 4. shared rows' cells; the relevance tables when no relevance stage follows.
-    with open_store(store_url) as store:
-        if blocks:
-            store.delete(BLOCKS, blocks)
-        counts["bloom_blocks_dropped"] = len(blocks)
-        counts["retracted_cells"] = retract_recorded(store, day, ("host_lines",))
-        if not relevance_runs:
-            retract_relevance(store, day)
-        if unrecorded:
-            tables = ("host_lines",) if relevance_runs else ("host_lines", "rel_df")
-            counts["retracted_cells"] += retract_unrecorded(store, day, tables)
-    return counts
+    return blocks
