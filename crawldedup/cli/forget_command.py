@@ -60,7 +60,10 @@ def cmd_forget(args: argparse.Namespace, cfg: Config) -> int:
         if args.host:
             return forget_host(store, args.host, dry_run=dry, why=why, **opts)
         out = Counts()
-        for day in days_in(store, first, last):
+        days = days_in(store, first, last)
+        if not days:
+            print(f"crawldedup: the store has no published day in {what}", file=sys.stderr)
+        for day in days:
             done = forget_day(store, day, dry_run=dry, why=why, **opts)
             out.add(done)
             if not dry:

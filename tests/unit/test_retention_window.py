@@ -57,3 +57,12 @@ def test_forget_refuses_bad_flags_in_one_line(
     assert main(["forget", *args, "--home", str(tmp_path)]) == 2
     err = capsys.readouterr().err.strip()
     assert says in err and len(err.splitlines()) == 1, err
+
+
+def test_forget_names_an_empty_range(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with open_store(f"sqlite:///{tmp_path / 'store.db'}"):
+        pass
+    assert main(["forget", "--from", "2026-10-01", "--yes", "--home", str(tmp_path)]) == 0
+    captured = capsys.readouterr()
+    assert "no published day in days 2026-10-01 .. 2026-10-01" in captured.err
+    assert json.loads(captured.out)["documents"] == 0
