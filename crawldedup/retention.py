@@ -23,18 +23,18 @@ then the day's recorded cells; the Bloom blocks; last the ``forgotten`` row that
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
-from crawldedup.batching import chunks
 from crawldedup.day_state import MARKER, PUBLISHED_WITH, published_days
 from crawldedup.pipeline.bloom_blocks import BLOCKS, block_row, key_ranges, range_of
-from crawldedup.rules import RULES, Rule
+from crawldedup.pipeline.store_batches import in_batches
+from crawldedup.rules import Rule
 from crawldedup.store import Store
-from crawldedup.store.day_ledger import CELLS, LEDGER, RECORDED, ledger_prefix, unpack
-from crawldedup.store.schema import posting_column
+from crawldedup.store.day_ledger import LEDGER, RECORDED, records
+from crawldedup.store.schema import listed_keys, posting_column
 from crawldedup.urls import normalize_url
 
 FORGOTTEN = "forgotten"
@@ -53,9 +53,7 @@ def window_start(day: str, keep_days: int) -> str:
 
 def prune_cutoff(newest: str, keep_days: int) -> str | None:
     """The last day to forget once ``newest`` is committed (None: keep every day)."""
-    if keep_days <= 0:
-        return None
-    return (date.fromisoformat(newest) - timedelta(days=keep_days)).isoformat()
+    return window_start(newest, keep_days) or None
 
 
 @dataclass
@@ -86,10 +84,6 @@ class Forgotten:
 MAX_BATCH = 500
 
 
-def _chunks(items: Iterable[str], size: int) -> Iterator[list[str]]:
-    return chunks(items, min(size, MAX_BATCH))
-
-
 def _size(key: str, cells: dict[str, bytes]) -> int:
     return sum(len(key.encode()) + len(c.encode()) + len(v) for c, v in cells.items())
 
@@ -111,15 +105,11 @@ def _forget_documents(
     # (key, column) pair of a table is a cell of a forgotten document or no cell at all.
     postings: dict[str, tuple[set[str], set[str]]] = {}
     for doc_id, row in chosen.items():
-        keys: dict[str, Any] = json.loads(row.get("m:keys") or b"{}")
-        for rule, key in keys.items():
-            if not key or rule not in RULES:
-                continue
-            for k in key if isinstance(key, list) else [key]:
-                keys_of, columns = postings.setdefault(Rule(rule).table, (set(), set()))
-                keys_of.add(k)
-                columns.add(posting_column(doc_id))
-                touched.add(block_row(rule, range_of(k, lows)))
+        for rule, k in listed_keys(json.loads(row.get("m:keys") or b"{}")):
+            keys_of, columns = postings.setdefault(Rule(rule).table, (set(), set()))
+            keys_of.add(k)
+            columns.add(posting_column(doc_id))
+            touched.add(block_row(rule, range_of(k, lows)))
         index = {c: v for c, v in row.items() if c in INDEX_CELLS}
         if index:
             out.documents += 1
@@ -148,19 +138,15 @@ def _recorded_cells(store: Store, day: str, dry_run: bool) -> Forgotten:
     vectors), then the ledger rows."""
     out = Forgotten()
     for table in RECORDED:
-        for key, _ in list(store.scan_prefix(LEDGER, ledger_prefix(day, table), keys_only=True)):
-            value = store.get(LEDGER, [key], columns=[CELLS]).get(key, {}).get(CELLS)
-            by_column: dict[str, list[str]] = {}
-            for r, c in unpack(value) if value else []:
-                by_column.setdefault(c, []).append(r)
-            for column, rows in sorted(by_column.items()):
+        for key, size, by_column in records(store, day, table):
+            for column, rows in by_column.items():
                 found = store.get(table, rows, columns=[column])
                 out.cells += len(found)
                 out.bytes += sum(_size(k, cells) for k, cells in found.items())
                 if not dry_run and found:
                     store.delete_cells(table, {k: [column] for k in found})
             out.rows += 1
-            out.bytes += len(key) + (len(value) if value else 0)
+            out.bytes += size
             if not dry_run:
                 store.delete(LEDGER, [key])
     return out
@@ -212,7 +198,7 @@ def forget_day(
     def of_day(row: dict[str, bytes]) -> bool:
         return row.get("m:day", b"").decode() == day  # else another day's document
 
-    for ids in _chunks(_day_ids(store, day), batch_size):
+    for ids in in_batches(_day_ids(store, day), min(batch_size, MAX_BATCH)):
         out.add(_forget_documents(store, ids, of_day, lows, dry_run, touched))
     out.add(_recorded_cells(store, day, dry_run))
     out.add(_drop_blocks(store, touched, dry_run))
@@ -236,7 +222,7 @@ def forget_host(
         return normalize_url(row.get("m:url", b"").decode())[0] == host
 
     for day in published_days(store):
-        for ids in _chunks(_day_ids(store, day), batch_size):
+        for ids in in_batches(_day_ids(store, day), min(batch_size, MAX_BATCH)):
             out.add(_forget_documents(store, ids, of_host, lows, dry_run, touched))
     # The host's line counts (rows "host|line"), and the cells naming it in the rows of
     # lines that were ordinary text somewhere ("*|line", cells "d:@host|day").
@@ -271,24 +257,23 @@ def days_in(store: Store, first: str, last: str) -> list[str]:
     return sorted(days)
 
 
-def days_to_prune(store: Store, newest: str, keep_days: int) -> list[str]:
-    """The committed days (not being published again) at or before
-    ``prune_cutoff(newest, keep_days)`` not forgotten yet: a day forgotten halfway is
-    among them; committing a day again clears its log row, so a rerun day is forgotten
-    again."""
-    cutoff = prune_cutoff(newest, keep_days)
-    if cutoff is None:
+def days_to_prune(store: Store, day: str, keep_days: int) -> list[str]:
+    """Once ``day`` is committed: the committed days (not being published again) out of
+    the newest committed day's window (``prune_cutoff``) and not forgotten yet. A day
+    forgotten halfway is among them; committing a day again clears its log row, so a
+    rerun day is forgotten again."""
+    if keep_days <= 0:
         return []
+    committed = [
+        d for d, cells in store.scan("days") if PUBLISHED_WITH in cells and MARKER not in cells
+    ]
+    cutoff = window_start(max([day, *committed]), keep_days)
     done = {
         k.partition("|")[2]
         for k, c in store.scan_prefix(FORGOTTEN, "day|")
         if c.get(STATE) == b"done"
     }
-    return [
-        day
-        for day, cells in store.scan("days")
-        if day <= cutoff and PUBLISHED_WITH in cells and MARKER not in cells and day not in done
-    ]
+    return [d for d in committed if d <= cutoff and d not in done]
 
 
 def forgotten_log(store: Store) -> list[dict[str, Any]]:
@@ -309,12 +294,12 @@ def forgotten_log(store: Store) -> list[dict[str, Any]]:
     return out
 
 
-def prune(store: Store, newest: str, keep_days: int, *, splits: int, batch_size: int) -> Forgotten:
-    """Forget the days that fell out of the window once ``newest`` is committed."""
+def prune(store: Store, day: str, keep_days: int, *, splits: int, batch_size: int) -> Forgotten:
+    """Forget the days that fell out of the window once ``day`` is committed."""
     out = Forgotten()
-    for day in days_to_prune(store, newest, keep_days):
-        why = f"index.keep_days = {keep_days} (committed {newest})"
+    for old in days_to_prune(store, day, keep_days):
+        why = f"index.keep_days = {keep_days} (committed {day})"
         out.add(
-            forget_day(store, day, splits=splits, batch_size=batch_size, dry_run=False, why=why)
+            forget_day(store, old, splits=splits, batch_size=batch_size, dry_run=False, why=why)
         )
     return out

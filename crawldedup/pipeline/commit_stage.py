@@ -19,7 +19,7 @@ from pyspark.sql import SparkSession
 
 from crawldedup.code_version import code_version
 from crawldedup.config import Config
-from crawldedup.day_state import PUBLISHED_WITH, mark_complete, published_days
+from crawldedup.day_state import PUBLISHED_WITH, mark_complete
 from crawldedup.pipeline.context import DayContext
 from crawldedup.retention import FORGOTTEN, day_row, prune
 from crawldedup.store import open_store
@@ -68,11 +68,10 @@ def run(spark: SparkSession | None, ctx: DayContext) -> dict[str, Any]:
             mark_complete(store, ctx.day)  # the day's last write
             # The days the index no longer keeps (index.keep_days), the newest day's
             # window: after the day is complete, so a failure here loses no verdict.
-            newest = max([ctx.day, *published_days(store)])
             cfg = ctx.cfg
             pruned = prune(
                 store,
-                newest,
+                ctx.day,
                 cfg.index.keep_days,
                 splits=cfg.bloom.scan_splits,
                 batch_size=cfg.limits.store_batch_size,

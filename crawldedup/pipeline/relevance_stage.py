@@ -31,11 +31,11 @@ from typing import Any
 from pyspark.sql import DataFrame, Row, SparkSession
 from pyspark.sql import functions as F
 
-from crawldedup.batching import chunks
 from crawldedup.core.tokenize import terms
 from crawldedup.ingest.readers import list_input_files, read_file
 from crawldedup.pipeline.context import DayContext, timed
 from crawldedup.pipeline.retraction import retract_relevance
+from crawldedup.pipeline.store_batches import in_batches
 from crawldedup.pipeline.work_files import read_work
 from crawldedup.relevance.library import load_library
 from crawldedup.relevance.links import LinkCandidate, rank_links
@@ -163,7 +163,7 @@ def frequencies(
     """Step 2 per partition of (key, count today): write today's cell, read the total."""
     cell = _day_cell(day)
     with open_store(store_url) as store:
-        for batch in chunks(rows, batch_size):
+        for batch in in_batches(rows, batch_size):
             today = {r["key"]: {cell: str(r["count"]).encode()} for r in batch}
             if not dry_run:
                 put_recorded(store, day, "rel_df", today)
@@ -230,7 +230,7 @@ def _put_rows(
     """Rows keyed by ``key_cols``; with ``recorded_day``, recorded in that day's ledger
     (rows other days share)."""
     with open_store(store_url) as store:
-        for chunk in chunks(rows, batch):
+        for chunk in in_batches(rows, batch):
             out: dict[str, dict[str, bytes]] = {}
             for r in chunk:
                 d = r.asDict()

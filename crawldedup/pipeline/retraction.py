@@ -39,11 +39,11 @@ from crawldedup.pipeline.bloom_blocks import BLOCKS, block_row, key_ranges, rang
 from crawldedup.pipeline.context import DayContext
 from crawldedup.pipeline.store_batches import store_batches
 from crawldedup.pipeline.work_files import read_work
-from crawldedup.rules import RULES, Rule
+from crawldedup.rules import Rule
 from crawldedup.stage_registry import PREVIOUS_RUN
 from crawldedup.store import Store, open_store
 from crawldedup.store.day_ledger import retract_recorded, retract_unrecorded
-from crawldedup.store.schema import posting_column, verdict_row_key
+from crawldedup.store.schema import listed_keys, posting_column, verdict_row_key
 
 PREVIOUS = "id string, old_group string, rule string, key string"
 RELEVANCE_TABLES = ("rel_scores", "rel_links")
@@ -68,10 +68,8 @@ def _previous_postings(
         if row.get("m:day", b"").decode() == day:  # else the id is another day's document
             keys = json.loads(row.get("m:keys", b"{}"))
         yield doc_id, old_group, None, None
-        for rule, key in sorted(keys.items()):
-            if key and rule in RULES:
-                for k in key if isinstance(key, list) else [key]:
-                    yield doc_id, old_group, rule, k
+        for rule, k in listed_keys(keys):
+            yield doc_id, old_group, rule, k
 
 
 def _delete_postings(

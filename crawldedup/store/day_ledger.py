@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 import uuid
 import zlib
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 
 from crawldedup.store.base import Store
 
@@ -55,18 +55,25 @@ def put_recorded(
     store.put(table, rows)
 
 
+def records(store: Store, day: str, table: str) -> Iterator[tuple[str, int, dict[str, list[str]]]]:
+    """The day's ledger records of ``table``, one at a time (a day's records may be
+    large): each record's row, its size in bytes, and its cells as column -> rows."""
+    keys = [k for k, _ in store.scan_prefix(LEDGER, ledger_prefix(day, table), keys_only=True)]
+    for key in keys:
+        value = store.get(LEDGER, [key], columns=[CELLS]).get(key, {}).get(CELLS)
+        by_column: dict[str, list[str]] = {}
+        for r, c in unpack(value) if value else []:
+            by_column.setdefault(c, []).append(r)
+        yield key, len(key) + len(value or b""), dict(sorted(by_column.items()))
+
+
 def retract_recorded(store: Store, day: str, tables: Iterable[str] = RECORDED) -> int:
     """Delete every cell the day's ledger lists in ``tables``, then those ledger rows;
     returns how many cells were deleted."""
     deleted = 0
     for table in tables:
-        keys = [k for k, _ in store.scan_prefix(LEDGER, ledger_prefix(day, table), keys_only=True)]
-        for key in keys:  # one record at a time: a day's records may be large
-            value = store.get(LEDGER, [key], columns=[CELLS]).get(key, {}).get(CELLS)
-            by_column: dict[str, list[str]] = {}
-            for r, c in unpack(value) if value else []:
-                by_column.setdefault(c, []).append(r)
-            for column, rows in sorted(by_column.items()):
+        for key, _, by_column in records(store, day, table):
+            for column, rows in by_column.items():
                 store.delete(table, rows, columns=[column])
                 deleted += len(rows)
             store.delete(LEDGER, [key])

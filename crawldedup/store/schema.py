@@ -133,6 +133,16 @@ def doc_row(
     }
 
 
+def listed_keys(keys: dict[str, Any]) -> Iterator[tuple[str, str]]:
+    """(rule, key) of every index key a document row's ``m:keys`` lists, by rule."""
+    from crawldedup.rules import RULES
+
+    for rule, key in sorted(keys.items()):
+        if key and rule in RULES:
+            for k in key if isinstance(key, list) else [key]:
+                yield rule, k
+
+
 def line_hosts_row(line_key: str) -> str:
     """Row ``*|line`` of ``host_lines``: hosts where the line was ordinary text (on fewer
     than ``boilerplate.min_pages`` of their pages), a cell ``d:@HOST|DAY`` per host and day

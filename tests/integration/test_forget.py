@@ -115,16 +115,14 @@ def backend(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Any]:
         drop_prefix(p)
 
 
-def _comparable(url: str) -> dict[str, Any]:
+def _comparable_after(dump: dict[str, Any]) -> dict[str, Any]:
     """Every table; of the forget log, what and its state (a forget cut short and run
     again counts only what the second run found)."""
-    dump = table_dump(url)
-    dump[FORGOTTEN] = [(k, cells["f:state"]) for k, cells in dump[FORGOTTEN]]
-    return dump
-
-
-def _comparable_after(dump: dict[str, Any]) -> dict[str, Any]:
     return {**dump, FORGOTTEN: [(k, c["f:state"]) for k, c in dump[FORGOTTEN]]}
+
+
+def _comparable(url: str) -> dict[str, Any]:
+    return _comparable_after(table_dump(url))
 
 
 @pytest.mark.parametrize(
