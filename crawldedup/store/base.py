@@ -116,10 +116,16 @@ class Store(abc.ABC):
     def delete(self, table: str, rows: Iterable[str], columns: Sequence[str] | None = None) -> None:
         """Delete whole rows, or only the given columns of them."""
 
-    @abc.abstractmethod
     def delete_cells(self, table: str, cells: Mapping[str, Sequence[str]]) -> None:
         """Delete the given columns of each row (row -> its columns): cells of many rows
-        whose columns differ, in as few requests as the backend allows."""
+        whose columns differ, in as few requests as the backend allows (this default: one
+        delete per set of columns; both backends send one request)."""
+        by_columns: dict[tuple[str, ...], list[str]] = {}
+        for row, columns in cells.items():
+            if columns:
+                by_columns.setdefault(tuple(sorted(columns)), []).append(row)
+        for columns, rows in by_columns.items():
+            self.delete(table, rows, columns=list(columns))
 
     @abc.abstractmethod
     def check_and_put(
