@@ -64,6 +64,12 @@ def day_of(moment: datetime) -> str:
     return moment.astimezone(ZoneInfo(TIMEZONE)).strftime("%Y-%m-%d")
 
 
+def utcnow() -> datetime:
+    """The clock the "not over yet" check reads (a module function, so that a test can
+    set the hour: tests/airflow/test_calendar_days.py)."""
+    return datetime.now(ZoneInfo("UTC"))
+
+
 def crawl_date(param: str | None, interval_start: datetime | None) -> str:
     """The crawl day (YYYY-MM-DD) a run processes: the calendar day (in the deployment's
     time zone, :data:`TIMEZONE`) its data interval is.
@@ -98,7 +104,7 @@ def crawl_date(param: str | None, interval_start: datetime | None) -> str:
             f"{example} --to-date {example}), which its run id then names"
         )
     interval_day = day_of(interval_start)
-    if day and day > interval_day and day >= day_of(datetime.now(ZoneInfo("UTC"))):
+    if day and day > interval_day and day >= day_of(utcnow()):
         raise RunSetupError(
             f"crawl_date param {day} is not over yet ({TIMEZONE}): trigger again with Logical "
             f"date {day} once it is (from {date.fromisoformat(day) + timedelta(days=1)} 00:00 "

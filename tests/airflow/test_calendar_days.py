@@ -1,10 +1,11 @@
 """A crawl day is a calendar day of the deployment's time zone, at any hour (issue 46).
 
-With the clock fixed at 00:30, 02:59, 03:01 and 23:59 on 2026-12-05 (the timetable's
-``utcnow`` replaced in a child Airflow process: a clock cannot be set for real): the
-trigger form's default (logical date "now") processes yesterday; a logical date on day D
-processes D once D is over; a backfill From D1 00:00 To D2 23:59 makes one run per day
-D1..D2 of the days that are over; a scheduled run of D starts at 03:00 the next day; a
+With the clock fixed at 00:30, 02:59, 03:01 and 23:59 on 2026-12-05 (in a child Airflow
+process, the ``utcnow`` of our timetable, of Airflow's cron timetable and of the day check
+replaced: a clock cannot be set for real, and the test must not depend on the hour CI runs
+it): the trigger form's default (logical date "now") processes yesterday; a logical date on
+day D processes D once D is over; a backfill From D1 00:00 To D2 23:59 makes one run per
+day D1..D2 of the days that are over; a scheduled run of D starts at 03:00 the next day; a
 Crawl date naming a day not over yet is refused with what to do. The same in
 Asia/Shanghai (UTC+8).
 """
@@ -22,6 +23,7 @@ CHILD = r"""
 import json, sys
 import pendulum
 from airflow.timetables.base import TimeRestriction
+import airflow.timetables.interval as interval_module
 from crawldedup_airflow import timetable as tt_module, day as day_module
 from crawldedup_airflow.timetable import CrawlDayTimetable
 
@@ -32,7 +34,11 @@ out = {}
 for clock in ("00:30", "02:59", "03:01", "23:59"):
     h, m = map(int, clock.split(":"))
     now = pendulum.datetime(2026, 12, 5, h, m, tz=tz)
-    tt_module.utcnow = lambda now=now: now.in_timezone("UTC")
+    # Every clock: the timetable's (manual runs), Airflow's cron timetable's (the
+    # scheduler's catchup=False start, CronDataIntervalTimetable._skip_to_latest) and the
+    # crawl_date check's.
+    fixed = lambda now=now: now.in_timezone("UTC")
+    tt_module.utcnow = interval_module.utcnow = day_module.utcnow = fixed
     tt = CrawlDayTimetable("0 3 * * *", zone)
     day = lambda interval: day_module.crawl_date(None, interval.start)
     got = {}
