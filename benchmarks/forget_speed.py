@@ -40,9 +40,7 @@ def _timed(fn: Callable[[], Forgotten]) -> tuple[Forgotten, float, float]:
 
 def measure(store: Store, day: str, cfg: Config) -> dict[str, Any]:
     opts = {"splits": cfg.bloom.scan_splits, "batch_size": cfg.limits.store_batch_size}
-    looked, dry_s, _ = _timed(
-        lambda: forget_day(store, day, dry_run=True, why="benchmark", **opts)
-    )
+    looked, dry_s, _ = _timed(lambda: forget_day(store, day, dry_run=True, why="benchmark", **opts))
     gone, wall, cpu = _timed(lambda: forget_day(store, day, dry_run=False, why="benchmark", **opts))
     assert gone.documents == looked.documents and gone.postings == looked.postings
     return {
