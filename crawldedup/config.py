@@ -160,6 +160,12 @@ class BoilerplateConfig:
         "stay in the text and its keys, but a page that has text of its own besides them "
         "is measured (Jaccard, containment) on that own text (docs/algorithm.md#boilerplate).",
     )
+    own_text_key: bool = knob(
+        True,
+        "A page measured on its own text (drop_frequent) also gets that own text's md5 as "
+        "one more key of rule lsh, so a copy whose whole text differs by its host's "
+        "frequent lines is found (docs/algorithm.md#boilerplate).",
+    )
     min_line_chars: int = knob(
         2,
         "Shorter lines (normalized) are neither counted nor removed; short template lines "

@@ -193,6 +193,26 @@ class HostLines:
     text (:func:`own_text`): they decide no match."""
 
 
+OWN_KEY_SUFFIX = ".own"
+"""An own text's key (:func:`own_text_key`) ends with this, where a band key ends with its
+band number: both are keys of rule lsh."""
+
+
+OWN_KEY_MIN_CHARS = 10
+"""An own text of fewer normalized characters (a word, a name, a date) gets no key: it
+would name many unrelated pages."""
+
+
+def own_text_key(runs: list[str]) -> str | None:
+    """The key of a page's own text (:func:`own_text`): the md5 of its normalized text, 16
+    hex digits, then ``.own``; None when that text has fewer than ``OWN_KEY_MIN_CHARS``
+    characters. Two pages whose own texts are the same text share it whatever their hosts'
+    frequent lines (a saying in two sites' related-list templates), where their whole
+    texts share no key."""
+    norm = normalize_text("\n".join(runs))
+    return _md5(norm)[:16] + OWN_KEY_SUFFIX if len(norm) >= OWN_KEY_MIN_CHARS else None
+
+
 def own_text(text: str, frequent: Set[str], min_chars: int) -> list[str] | None:
     """A page's own text: the runs of consecutive lines of ``text`` (already without its
     host's template) that are not among its host's ``frequent`` lines, when it holds a

@@ -25,6 +25,7 @@ from crawldedup.core.boilerplate import (
     HostLines,
     is_boilerplate_only,
     own_text,
+    own_text_key,
     strip_boilerplate,
 )
 from crawldedup.core.fingerprint import runs_sketch
@@ -131,15 +132,20 @@ def page_text(text: str, mine: HostLines | None, cfg: Config) -> str:
     return text if cleaned is None else cleaned
 
 
-def own_sketch(text: str, mine: HostLines | None, cfg: Config) -> str | None:
-    """The sketch of the page's own text (``own_text``: without its host's frequent
-    lines), what the page is measured on; None when it has no such lines or nothing
-    else. Its shingles are among the page's (none spans a removed line), so a copy of
-    the whole page contains it."""
+def own_fingerprints(
+    text: str, mine: HostLines | None, cfg: Config
+) -> tuple[str | None, str | None]:
+    """The sketch and the key (``boilerplate.own_text_key``) of the page's own text
+    (``own_text``: without its host's frequent lines), what the page is measured on; (None,
+    None) when it has no such lines or nothing else. The sketch's shingles are among the
+    page's (none spans a removed line), so a copy of the whole page contains it."""
     if mine is None or not mine.frequent or not text:
-        return None
+        return None, None
     own = own_text(text, mine.frequent, cfg.boilerplate.min_line_chars)
-    return None if own is None else runs_sketch(own, cfg.simhash, cfg.lsh)
+    if own is None:
+        return None, None
+    key = own_text_key(own) if cfg.boilerplate.own_text_key else None
+    return runs_sketch(own, cfg.simhash, cfg.lsh), key
 
 
 def fingerprint_pages(
@@ -164,12 +170,14 @@ def fingerprint_pages(
             try:
                 mine = boiler.get(row["host"] or "")
                 text = page_text(row["text"], mine, cfg)
-                row["own_sketch"] = own_sketch(text, mine, cfg)
+                row["own_sketch"], own_key = own_fingerprints(text, mine, cfg)
                 if is_boilerplate_only(text):
                     row.update(fingerprint_fields(row["title"], row["text"], cfg))
                     row.update(BOILERPLATE_ONLY_KEYS)
                 else:
                     row.update(fingerprint_fields(row["title"], text, cfg))
+                    if own_key is not None:
+                        row["lsh_keys"] = [*row["lsh_keys"], own_key]
             except Exception as exc:
                 if is_environment_error(exc):
                     raise

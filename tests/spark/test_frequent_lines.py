@@ -170,3 +170,83 @@ def test_a_poem_joined_onto_the_author_line_keeps_its_text(spark: Any, tmp_path:
     with open_store(ctx.store) as store:
         lines = explain(store, ctx.home, ctx.day, "repost", cfg)
     assert any(x.startswith(f"  - [sh] 作者：{author} ") for x in lines), "\n".join(lines)
+
+
+MIRROR_HEAD = ["好书推荐网 — 每日一句", "首页 | 名言 | 谚语 | 专题"]
+MIRROR_FOOT = ["好书推荐网 版权所有"]
+
+
+# The second site's related list: other manual pages' titles (man-pages zh_CN summaries).
+RELATED2 = [
+    "ls - 列出目录内容",
+    "cp - 复制文件和目录",
+    "mv - 移动(重命名)文件",
+    "cat - 连接文件并在标准输出上显示",
+    "chmod - 改变文件的访问权限",
+    "grep - 打印匹配给定模式的行",
+    "tar - tar 档案工具",
+    "kill - 终止进程",
+]
+
+
+def _mirror_page(own: str) -> str:
+    return "\n".join([*MIRROR_HEAD, own, "相关推荐", *RELATED2, *MIRROR_FOOT])
+
+
+def _two_sites_day(tmp_path: Path) -> Path:
+    day: list[dict[str, Any] | str] = []
+    for i, line in enumerate(RELATED + RELATED2):
+        text = f"{line}\n这是手册第 {i} 页的正文，说明命令的用法、选项和例子。"
+        day.append(
+            rec(f"man{i}", text, f"2026-11-01T00:{i:02d}:00Z", line, f"http://man.example/{i}")
+        )
+    for i, proverb in enumerate(PROVERBS):
+        url = f"http://dl.example/{i}"
+        day.append(rec(f"dl{i}", _dl_page(proverb), f"2026-11-01T01:0{i}:00Z", f"软件{i}", url))
+    # The second site: four pages of its own, then the download site's proverb 2, under
+    # another title: the two pages share no line but the proverb.
+    mine = [
+        "人心齐，泰山移，众人拾柴火焰高。",
+        "读书破万卷，下笔如有神，功夫不负有心人。",
+        "少壮不努力，老大徒伤悲，莫等闲白了少年头。",
+        "书山有路勤为径，学海无涯苦作舟。",
+    ]
+    for i, own in enumerate(mine):
+        url = f"http://mirror.example/{i}"
+        day.append(rec(f"m{i}", _mirror_page(own), f"2026-11-01T02:0{i}:00Z", f"每日{i}", url))
+    day.append(
+        rec(
+            "mrepost",
+            _mirror_page(PROVERBS[2]),
+            "2026-11-01T03:00:00Z",
+            "今日谚语",
+            "http://mirror.example/r",
+        )
+    )
+    return write_day(tmp_path / "in", "2026-11-01", day)
+
+
+def test_a_copy_whose_hosts_frequent_lines_differ_is_found_by_its_own_text(
+    spark: Any, tmp_path: Path
+) -> None:
+    """Issue 45: a short page copied into another site's template with another related
+    list (both lists frequent on their hosts) shares no key with its original on the
+    whole text; its own text's key (rule lsh, ``boilerplate.own_text_key``) finds it, and
+    its own text decides. Without that key the copy stays unique: the same day, the knob
+    off."""
+    d = _two_sites_day(tmp_path)
+    found = {}
+    for on in (True, False):
+        cfg = small_day_config().replace(**{"boilerplate.own_text_key": on})
+        home = tmp_path / f"home-{on}"
+        ctx = DayContext(day="2026-11-01", home=home, cfg=cfg, input_dir=d)
+        run_all(spark, ctx)
+        found[on] = verdicts(ctx)
+    v = found[True]
+    assert (v["mrepost"]["verdict"], v["mrepost"]["duplicate_of"]) == ("duplicate", "dl2"), v
+    assert v["mrepost"]["rule"] == "lsh", v["mrepost"]
+    for i in range(4):
+        assert v[f"m{i}"]["verdict"] == "unique", (i, v[f"m{i}"])
+    for i in range(len(PROVERBS)):
+        assert v[f"dl{i}"]["verdict"] == "unique", (i, v[f"dl{i}"])
+    assert found[False]["mrepost"]["verdict"] == "unique", found[False]["mrepost"]

@@ -144,3 +144,22 @@ def test_host_of_drops_www_and_default_ports() -> None:
     assert host_of("https://www.News.example:443/a/b?x=1") == "news.example"
     assert host_of("http://news.example:8080/") == "news.example:8080"
     assert host_of(None) == ""
+
+
+def test_an_own_texts_key_is_its_normalized_text_and_needs_ten_characters() -> None:
+    from crawldedup.core.boilerplate import OWN_KEY_SUFFIX, own_text_key
+
+    one = own_text_key(["三个臭皮匠，顶个诸葛亮。"])
+    # Width, case and punctuation do not change it; the runs are one text.
+    assert (
+        one
+        == own_text_key(["三个臭皮匠 顶个诸葛亮"])
+        == own_text_key(["三个臭皮匠，", "顶个诸葛亮！"])
+    )
+    assert one is not None and one.endswith(OWN_KEY_SUFFIX) and len(one) == 16 + len(OWN_KEY_SUFFIX)
+    assert own_text_key(["路遥知马力，日久见人心。"]) not in (None, one)
+    assert own_text_key(["千里之堤，溃于蚁穴。"]) is None  # 8 characters
+    assert own_text_key(["热药冷吃"]) is None  # 4 characters: a name, not a text
+    assert own_text_key(["Yow!  Am I having fun yet?"]) == own_text_key(
+        ["YOW! Am I having fun yet"]
+    )
