@@ -354,6 +354,12 @@ cmd_up() {
     echo "HBase already up (thrift on $BIND:$THRIFT_PORT, data in $DATA_DIR)"
     return 0
   fi
+  # A Thrift server that is not ours (another checkout's HBase, another HBASE_DATA_DIR):
+  # ours could not bind, and the tests would talk to the other one, whose pid files
+  # they do not have.
+  if ! alive_pid thrift >/dev/null && thrift_answers; then
+    die "another process already answers on $BIND:$THRIFT_PORT (an HBase of another checkout or HBASE_DATA_DIR?): stop it ('hbase.sh down' with its HBASE_DATA_DIR), or set HBASE_THRIFT_PORT and HBASE_ZK_PORT"
+  fi
 
   local start=$SECONDS name
   ensure_lib
