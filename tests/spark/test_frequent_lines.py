@@ -23,6 +23,7 @@ from crawldedup.config import Config
 from crawldedup.explain import explain
 from crawldedup.pipeline.context import DayContext
 from crawldedup.store import open_store
+from tests.rerun_equality import differences, published_state
 from tests.spark.test_stages import ARTICLE, rec, run_all, small_day_config, verdicts, write_day
 
 RELATED = [
@@ -60,17 +61,25 @@ def _dl_page(proverb: str) -> str:
     return "\n".join([*DL_HEAD, proverb, "同类软件", *RELATED, *DL_FOOT])
 
 
+def _manual_pages(lines: list[str]) -> list[dict[str, Any] | str]:
+    """The manual site: each title is ordinary text there (one page each)."""
+    return [
+        rec(
+            f"man{i}",
+            f"{line}\n这是手册第 {i} 页的正文，说明命令的用法、选项和例子。",
+            f"2026-11-01T00:{i:02d}:00Z",
+            line,
+            f"http://man.example/{i}",
+        )
+        for i, line in enumerate(lines)
+    ]
+
+
 def test_a_sites_frequent_lines_decide_nothing_where_a_page_has_text_of_its_own(
     spark: Any, tmp_path: Path
 ) -> None:
     cfg: Config = small_day_config()
-    day: list[dict[str, Any] | str] = []
-    # The manual site: each title is ordinary text there (one page each).
-    for i, line in enumerate(RELATED):
-        text = f"{line}\n这是手册第 {i} 页的正文，说明命令的用法、选项和例子。"
-        day.append(
-            rec(f"man{i}", text, f"2026-11-01T00:{i:02d}:00Z", line, f"http://man.example/{i}")
-        )
+    day = _manual_pages(RELATED)
     # The download site: its template, one proverb of its own a page, the related list.
     for i, proverb in enumerate(PROVERBS):
         day.append(
@@ -194,12 +203,7 @@ def _mirror_page(own: str) -> str:
 
 
 def _two_sites_day(tmp_path: Path) -> Path:
-    day: list[dict[str, Any] | str] = []
-    for i, line in enumerate(RELATED + RELATED2):
-        text = f"{line}\n这是手册第 {i} 页的正文，说明命令的用法、选项和例子。"
-        day.append(
-            rec(f"man{i}", text, f"2026-11-01T00:{i:02d}:00Z", line, f"http://man.example/{i}")
-        )
+    day = _manual_pages(RELATED + RELATED2)
     for i, proverb in enumerate(PROVERBS):
         url = f"http://dl.example/{i}"
         day.append(rec(f"dl{i}", _dl_page(proverb), f"2026-11-01T01:0{i}:00Z", f"软件{i}", url))
@@ -250,3 +254,15 @@ def test_a_copy_whose_hosts_frequent_lines_differ_is_found_by_its_own_text(
     for i in range(len(PROVERBS)):
         assert v[f"dl{i}"]["verdict"] == "unique", (i, v[f"dl{i}"])
     assert found[False]["mrepost"]["verdict"] == "unique", found[False]["mrepost"]
+
+    # A rerun with the key off equals the fresh run with it off (its key postings gone).
+    cfg = small_day_config().replace(**{"boilerplate.own_text_key": False})
+    home_on, home_off = tmp_path / "home-True", tmp_path / "home-False"
+    rerun = DayContext(day="2026-11-01", home=home_on, cfg=cfg, input_dir=d, replace=True)
+    run_all(spark, rerun)
+    fresh = DayContext(day="2026-11-01", home=home_off, cfg=cfg, input_dir=d)
+    days = ["2026-11-01"]
+    assert not differences(
+        published_state(rerun.store, home_on, days, cfg),
+        published_state(fresh.store, home_off, days, cfg),
+    )
