@@ -162,9 +162,10 @@ class BoilerplateConfig:
     )
     own_text_key: bool = knob(
         True,
-        "A page measured on its own text (drop_frequent) also gets that own text's md5 as "
-        "one more key of rule lsh, so a copy whose whole text differs by its host's "
-        "frequent lines is found (docs/algorithm.md#boilerplate).",
+        "Every page also gets its own text's md5 (its whole text's where it holds none of "
+        "its host's frequent lines) as one more key of rule lsh, whose candidates rank "
+        "first of the page's, so a copy whose whole text differs by its host's frequent "
+        "lines is found (docs/algorithm.md#boilerplate).",
     )
     min_line_chars: int = knob(
         2,

@@ -203,14 +203,39 @@ OWN_KEY_MIN_CHARS = 10
 would name many unrelated pages."""
 
 
-def own_text_key(runs: list[str]) -> str | None:
+def title_heading(first_line: str, title: str) -> int:
+    """The normalized length of a page's first line when it repeats its title or a part
+    of it (the heading one template shows above the text and another does not), else 0."""
+    heading = normalize_text(first_line)
+    return len(heading) if heading and heading in normalize_text(title) else 0
+
+
+def own_text_key(runs: list[str], title: str = "") -> str | None:
     """The key of a page's own text (:func:`own_text`): the md5 of its normalized text, 16
     hex digits, then ``.own``; None when that text has fewer than ``OWN_KEY_MIN_CHARS``
     characters. Two pages whose own texts are the same text share it whatever their hosts'
     frequent lines (a saying in two sites' related-list templates), where their whole
-    texts share no key."""
+    texts share no key. A first line that repeats the ``title`` (:func:`title_heading`)
+    is not in the key when the rest is long enough for one."""
     norm = normalize_text("\n".join(runs))
+    heading = title_heading(runs[0].partition("\n")[0], title) if runs and title else 0
+    if heading and len(norm) - heading >= OWN_KEY_MIN_CHARS:
+        norm = norm[heading:]  # the normalized text is the lines' normalized texts joined
     return _md5(norm)[:16] + OWN_KEY_SUFFIX if len(norm) >= OWN_KEY_MIN_CHARS else None
+
+
+def whole_text_key(content_key: str | None, chars: int, text: str, title: str) -> str | None:
+    """:func:`own_text_key` of a page whose own text is its whole ``text`` (it holds none
+    of its host's frequent lines): a copy of it in another site's template, whose own
+    text is the same text, shares it. From the md5 of its normalized text
+    (``content_key``, ``chars`` long) rather than hashing it again, unless its first line
+    is a title heading."""
+    if content_key is None or chars < OWN_KEY_MIN_CHARS:
+        return None
+    heading = title_heading(text.partition("\n")[0], title)
+    if heading and chars - heading >= OWN_KEY_MIN_CHARS:
+        return own_text_key([text], title)
+    return content_key[:16] + OWN_KEY_SUFFIX
 
 
 def own_text(text: str, frequent: Set[str], min_chars: int) -> list[str] | None:

@@ -17,7 +17,7 @@ from types import ModuleType
 from typing import Any
 
 from crawldedup.config import Config, FingerprintConfig
-from crawldedup.core.boilerplate import host_of, page_line_keys
+from crawldedup.core.boilerplate import host_of, page_line_keys, whole_text_key
 from crawldedup.core.fingerprint import fingerprint, md5_hex
 from crawldedup.ingest.html_text import TEMPLATE_SKIP, after_heading, page_title
 from crawldedup.ingest.readers import RawRecord, is_environment_error, raw_too_large
@@ -325,10 +325,18 @@ def paragraphs_if_on(cfg: Config) -> FingerprintConfig:
     return replace(cfg.fingerprint, paragraph_max_keys=0)
 
 
-def fingerprint_fields(title: str, content: str, cfg: Config) -> dict[str, Any]:
+def fingerprint_fields(
+    title: str, content: str, cfg: Config, own_key: str | None = None
+) -> dict[str, Any]:
     """The columns of work/docs that come from the fingerprints of a title and text
-    (paragraph keys only when rule paragraph is on: nothing else reads them)."""
+    (paragraph keys only when rule paragraph is on: nothing else reads them). With
+    ``boilerplate.own_text_key``, the LSH keys end with ``own_key`` (the key of the page's
+    own text, when its host's frequent lines are not all of it) or else its whole text's."""
     fp = fingerprint(title, content, paragraphs_if_on(cfg), cfg.simhash, cfg.lsh)
+    lsh_keys = fp.lsh_keys
+    if cfg.boilerplate.own_text_key:
+        own_key = own_key or whole_text_key(fp.content_key, fp.normalized_length, content, title)
+        lsh_keys = [*lsh_keys, own_key] if own_key else lsh_keys
     return {
         "title_key": fp.title_key,
         "content_key": fp.content_key,
@@ -336,7 +344,7 @@ def fingerprint_fields(title: str, content: str, cfg: Config) -> dict[str, Any]:
         "tail_key": fp.tail_key,
         "simhash": f"{fp.simhash:016x}",
         "simhash_keys": fp.simhash_keys,
-        "lsh_keys": fp.lsh_keys,
+        "lsh_keys": lsh_keys,
         "paragraph_keys": fp.paragraph_keys,
         "sketch": fp.sketch,
         "tf": json.dumps(fp.tf, ensure_ascii=False, separators=(",", ":")),

@@ -7,7 +7,8 @@ connection per partition). Same day: the day's keys are shuffled by key (a key's
 rows in one partition, held in memory by one Python task: ``spark.shuffle_partitions``
 grows with the day) and documents sharing a key are paired there, each with the
 earlier-fetched documents only. Per document and rule at most
-``limits.max_postings_per_key`` candidates are kept, the earliest.
+``limits.max_postings_per_key`` candidates are kept: those the page's own-text key
+found, then the earliest.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from pyspark.sql import Column, DataFrame, Row, SparkSession, Window
 from pyspark.sql import functions as F
 from pyspark.sql.pandas.types import to_arrow_schema
 
+from crawldedup.core.boilerplate import OWN_KEY_SUFFIX
 from crawldedup.core.fingerprint import hamming64, paragraph_chars
 from crawldedup.pipeline import schemas
 from crawldedup.pipeline.bloom_blocks import range_of
@@ -50,9 +52,10 @@ _KEY_COLUMNS = ["id", "fetched_at", "rule", "key", "simhash"]
 KeyRow = Row | dict[str, Any]
 
 
-_SAME_DAY_ARROW = to_arrow_schema(schemas.CANDIDATES)
+_SAME_DAY_ARROW = to_arrow_schema(schemas.RANKED_CANDIDATES)
 _MULTI_KEY = frozenset(r.value for r in Rule if r.multi_key)
 _PARAGRAPH = Rule.PARAGRAPH.value
+_LSH = Rule.LSH.value
 
 
 def shared_chars_of(rule: Column, key: Column, n_other: Column, max_docs: int) -> Column:
@@ -63,6 +66,12 @@ def shared_chars_of(rule: Column, key: Column, n_other: Column, max_docs: int) -
         rule == _PARAGRAPH,
         F.when(n_other < max_docs, F.substring_index(key, ".", -1).cast("int")).otherwise(0),
     )
+
+
+def own_text_key_of(rule: Column, key: Column) -> Column:
+    """Whether a key row is a page's own-text key (``boilerplate.own_text_key``): its
+    candidates are ranked first of the rule's (:func:`earliest_per_rule`)."""
+    return (rule == _LSH) & key.endswith(OWN_KEY_SUFFIX)
 
 
 def _first_sight(seen: set[tuple[str, str, str]], doc: str, rule: str, cand: str) -> bool:
@@ -104,7 +113,7 @@ def _group_pairs(
     hashes = table.column("simhash").to_pylist()
     simhash_rule = Rule.SIMHASH.value
 
-    def rows() -> Iterator[tuple[str, str, str, str, str, str, int | None]]:
+    def rows() -> Iterator[tuple[str, str, str, str, str, str, int | None, bool]]:
         seen: set[tuple[str, str, str]] = set()  # see _first_sight
         n, i = len(ids), 0
         while i < n:
@@ -113,6 +122,7 @@ def _group_pairs(
                 j += 1
             rule = rules[i]
             shared = None
+            own = rule == _LSH and keys[i].endswith(OWN_KEY_SUFFIX)
             if rule == _PARAGRAPH:
                 shared = paragraph_chars(keys[i]) if j - i <= max_docs else 0
             for a in range(i + 1, j):  # a key held once (j == i + 1) pairs nothing
@@ -120,7 +130,7 @@ def _group_pairs(
                     if rule == simhash_rule and not _near(hashes[a], hashes[b], max_distance):
                         continue
                     if _first_sight(seen, ids[a], rule, ids[b]):
-                        yield ids[a], fetched[a], rule, ids[b], fetched[b], day, shared
+                        yield ids[a], fetched[a], rule, ids[b], fetched[b], day, shared, own
             i = j
 
     yield from tuple_batches(rows(), _SAME_DAY_ARROW)
@@ -144,7 +154,8 @@ def same_day_pairs(
     """
     shuffled = key_hash(keys.select(*_KEY_COLUMNS)).repartition(partitions, "_k").drop("_k")
     return shuffled.mapInArrow(
-        lambda it: _group_pairs(it, cap, day, max_distance, max_docs), schemas.CANDIDATES
+        lambda it: _group_pairs(it, cap, day, max_distance, max_docs),
+        schemas.RANKED_CANDIDATES,
     )
 
 
@@ -363,16 +374,22 @@ def probe_earlier_days(
 
 
 def earliest_per_rule(cands: DataFrame, cap: int) -> DataFrame:
-    """At most ``cap`` candidates per (document, rule): the earliest ones.
+    """At most ``cap`` candidates per (document, rule): those its own-text key found
+    (``own_text``: the same own text, on any site), then the earliest ones. A short page
+    in a template with rotating related lists shares LSH bands with dozens of its
+    site's pages, all fetched before the copy it shares its own text with.
 
     A candidate found under several keys of a rule (LSH bands) is one row per key
-    here; ranking (fetched_at, id) densely counts it once, and the repeats are dropped
+    here; ranking (own_text, fetched_at, id) densely counts it once (twice when its
+    own-text key found it too), and the repeats are dropped
     within the partitions the ranking made: one shuffle, not two. Under rule paragraph
     the rows' ``shared_chars`` are summed first (within the same partitions): how much
     text the pair's shared paragraphs hold.
     """
     # The hash first: the sort compares longs, not ids that may share their first bytes.
-    w = Window.partitionBy("_d", "id", "rule").orderBy("cand_fetched_at", "cand_id")
+    w = Window.partitionBy("_d", "id", "rule").orderBy(
+        F.desc("own_text"), "cand_fetched_at", "cand_id"
+    )
     pair = Window.partitionBy("_d", "id", "rule", "cand_id")
     return (
         cands.withColumn("_d", F.xxhash64("id", "rule"))
@@ -381,7 +398,7 @@ def earliest_per_rule(cands: DataFrame, cap: int) -> DataFrame:
         .withColumn("shared_chars", F.sum("shared_chars").over(pair).cast("int"))
         .filter(F.col("_n") <= cap)
         .dropDuplicates(["_d", "id", "rule", "cand_id"])  # _d keeps the ranking's partitions
-        .drop("_n", "_d")
+        .drop("_n", "_d", "own_text")
     )
 
 
@@ -408,7 +425,8 @@ def run(spark: SparkSession, ctx: DayContext) -> dict[str, Any]:
                 "shared_chars",
                 shared_chars_of(F.col("rule"), F.col("key"), F.col("n_other"), max_docs),
             )
-            .select(*schemas.CANDIDATES.fieldNames())
+            .withColumn("own_text", own_text_key_of(F.col("rule"), F.col("key")))
+            .select(*schemas.RANKED_CANDIDATES.fieldNames())
         )
         same_day = same_day_pairs(
             keys,

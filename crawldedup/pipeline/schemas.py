@@ -78,6 +78,13 @@ CANDIDATES = _s(
     ("shared_chars", IntegerType(), True),
 )
 
+# CANDIDATES before earliest_per_rule ranks them: whether the key that found the pair is
+# the page's own-text key (such candidates are ranked first of their rule's).
+RANKED_CANDIDATES = _s(
+    *((f.name, f.dataType, f.nullable) for f in CANDIDATES.fields),
+    ("own_text", BooleanType(), False),
+)
+
 PAIR_SCORES = _s(
     ("id", StringType(), False),
     ("cand_id", StringType(), False),

@@ -133,7 +133,7 @@ def page_text(text: str, mine: HostLines | None, cfg: Config) -> str:
 
 
 def own_fingerprints(
-    text: str, mine: HostLines | None, cfg: Config
+    text: str, title: str, mine: HostLines | None, cfg: Config
 ) -> tuple[str | None, str | None]:
     """The sketch and the key (``boilerplate.own_text_key``) of the page's own text
     (``own_text``: without its host's frequent lines), what the page is measured on; (None,
@@ -144,7 +144,7 @@ def own_fingerprints(
     own = own_text(text, mine.frequent, cfg.boilerplate.min_line_chars)
     if own is None:
         return None, None
-    key = own_text_key(own) if cfg.boilerplate.own_text_key else None
+    key = own_text_key(own, title) if cfg.boilerplate.own_text_key else None
     return runs_sketch(own, cfg.simhash, cfg.lsh), key
 
 
@@ -170,14 +170,12 @@ def fingerprint_pages(
             try:
                 mine = boiler.get(row["host"] or "")
                 text = page_text(row["text"], mine, cfg)
-                row["own_sketch"], own_key = own_fingerprints(text, mine, cfg)
+                row["own_sketch"], own_key = own_fingerprints(text, row["title"], mine, cfg)
                 if is_boilerplate_only(text):
                     row.update(fingerprint_fields(row["title"], row["text"], cfg))
                     row.update(BOILERPLATE_ONLY_KEYS)
                 else:
-                    row.update(fingerprint_fields(row["title"], text, cfg))
-                    if own_key is not None:
-                        row["lsh_keys"] = [*row["lsh_keys"], own_key]
+                    row.update(fingerprint_fields(row["title"], text, cfg, own_key))
             except Exception as exc:
                 if is_environment_error(exc):
                     raise

@@ -163,3 +163,29 @@ def test_an_own_texts_key_is_its_normalized_text_and_needs_ten_characters() -> N
     assert own_text_key(["Yow!  Am I having fun yet?"]) == own_text_key(
         ["YOW! Am I having fun yet"]
     )
+
+
+def test_a_first_line_repeating_the_title_is_not_in_the_own_texts_key() -> None:
+    from crawldedup.core.boilerplate import own_text_key, title_heading, whole_text_key
+    from crawldedup.core.fingerprint import md5_hex
+    from crawldedup.core.normalize import normalize_text
+
+    poem = "紫詔隨鸞下玉京，元君相命會三清。\n便將金鼎丹砂餌，時拂霞衣駕鶴行。"
+    title = "七言 四十九_古韵诗词网"
+    assert title_heading("七言 四十九", title) == len("七言四十九")
+    assert title_heading("紫詔隨鸞下玉京", title) == 0
+    # One site shows the title above the poem, the other does not: one key.
+    shown = own_text_key(["七言 四十九\n" + poem], title)
+    assert shown is not None and shown == own_text_key(
+        [poem], "七言 四十九 - 城南区人民政府门户网站"
+    )
+    # The whole-text key (a page holding none of its host's frequent lines) is the same.
+    norm = normalize_text(poem)
+    assert whole_text_key(md5_hex(norm), len(norm), poem, title) == shown
+    with_heading = "七言 四十九\n" + poem
+    whole = normalize_text(with_heading)
+    assert whole_text_key(md5_hex(whole), len(whole), with_heading, title) == shown
+    # A page that is nothing but its title keeps its text as its key.
+    saying = "We must die because we have known them."
+    assert own_text_key([saying], saying + " | The Quotation Archive") == own_text_key([saying])
+    assert own_text_key([saying]) is not None

@@ -83,10 +83,10 @@ def test_a_page_whose_fingerprinting_raises_is_reported_and_the_rest_kept(
     cfg = Config().validate()
     real = site_boilerplate.fingerprint_fields
 
-    def flaky(title: str, content: str, c: Config) -> dict[str, Any]:
+    def flaky(title: str, content: str, c: Config, own_key: str | None = None) -> dict[str, Any]:
         if title == "标题2":
             raise ValueError("injected")
-        return real(title, content, c)
+        return real(title, content, c, own_key)
 
     monkeypatch.setattr(site_boilerplate, "fingerprint_fields", flaky)
     texts = ["第一篇文章的正文，足够长的一段话。", "第二篇", "第三篇文章的正文，也足够长。"]

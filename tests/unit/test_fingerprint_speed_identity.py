@@ -282,6 +282,19 @@ class Ref:
         fp = cls.fingerprint(title, content, cfg.fingerprint, cfg.simhash, cfg.lsh)
         if "paragraph" not in cfg.cascade.rules:  # nothing reads them
             fp = dataclasses.replace(fp, paragraph_keys=[])
+        lsh_keys = fp.lsh_keys
+        # Added later (boilerplate.own_text_key): the page's whole text is its own text
+        # here; its key is the md5 of the normalized text, 16 hex digits, then ".own",
+        # without a first line that repeats (a part of) the title when 10 characters stay.
+        if cfg.boilerplate.own_text_key and fp.normalized_length >= 10:
+
+            def norm(s: str) -> str:
+                return cls.DROP.sub("", unicodedata.normalize("NFKC", s).lower())
+
+            normalized, heading = norm(content), norm(content.split("\n")[0])
+            if heading and heading in norm(title) and len(normalized) - len(heading) >= 10:
+                normalized = normalized[len(heading) :]
+            lsh_keys = [*lsh_keys, hashlib.md5(normalized.encode()).hexdigest()[:16] + ".own"]
         return {
             "title_key": fp.title_key,
             "content_key": fp.content_key,
@@ -289,7 +302,7 @@ class Ref:
             "tail_key": fp.tail_key,
             "simhash": f"{fp.simhash:016x}",
             "simhash_keys": fp.simhash_keys,
-            "lsh_keys": fp.lsh_keys,
+            "lsh_keys": lsh_keys,
             "paragraph_keys": fp.paragraph_keys,
             "sketch": fp.sketch,
             "tf": json.dumps(fp.tf, ensure_ascii=False, separators=(",", ":")),
