@@ -33,6 +33,7 @@ from crawldedup.core.boilerplate import (
     own_text,
     page_line_keys,
     strip_boilerplate,
+    without_title_heading,
 )
 from crawldedup.core.editions import are_editions, edition_of
 from crawldedup.core.fingerprint import (
@@ -81,9 +82,10 @@ class DocView:
         return text if cleaned is None else cleaned
 
     def own(self, min_chars: int) -> list[str] | None:
-        """Its own text (``own_text``), what it is measured on; None when that is the
-        fingerprinted text."""
-        return own_text(self.fingerprinted(min_chars), self.lines.frequent, min_chars)
+        """Its own text (``own_text``, without a title heading), what it is measured on;
+        None when that is the fingerprinted text."""
+        own = own_text(self.fingerprinted(min_chars), self.lines.frequent, min_chars)
+        return None if own is None else without_title_heading(own, self.title)
 
     def dropped(self, line: str, min_chars: int, has_own: bool) -> str:
         """ "bp" for a template line of its host, "sh" for one whose template shape

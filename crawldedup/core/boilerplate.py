@@ -210,16 +210,36 @@ def title_heading(first_line: str, title: str) -> int:
     return len(heading) if heading and heading in normalize_text(title) else 0
 
 
+def _drops_heading(heading: int, rest: int) -> bool:
+    """Whether a title heading of ``heading`` normalized characters is left out of a text
+    whose other lines hold ``rest``: only when as much text stays (a heading with a line
+    under it is a page's name and a subtitle, not a heading above a text)."""
+    return heading > 0 and rest >= max(OWN_KEY_MIN_CHARS, heading)
+
+
+def without_title_heading(runs: list[str], title: str) -> list[str]:
+    """A page's own text (:func:`own_text`) without its first line when that repeats the
+    ``title`` (:func:`title_heading`) and as much text stays: what the page is measured
+    on. A repost that drops the heading, or adds a source line, then still contains the
+    original's text."""
+    first, _, rest = runs[0].partition("\n") if runs else ("", "", "")
+    heading = title_heading(first, title) if title else 0
+    if not heading:
+        return runs
+    left = [rest, *runs[1:]] if rest else runs[1:]
+    return left if _drops_heading(heading, len(normalize_text("".join(left)))) else runs
+
+
 def own_text_key(runs: list[str], title: str = "") -> str | None:
     """The key of a page's own text (:func:`own_text`): the md5 of its normalized text, 16
     hex digits, then ``.own``; None when that text has fewer than ``OWN_KEY_MIN_CHARS``
     characters. Two pages whose own texts are the same text share it whatever their hosts'
     frequent lines (a saying in two sites' related-list templates), where their whole
     texts share no key. A first line that repeats the ``title`` (:func:`title_heading`)
-    is not in the key when the rest is long enough for one."""
+    is not in the key when as much text stays."""
     norm = normalize_text("\n".join(runs))
     heading = title_heading(runs[0].partition("\n")[0], title) if runs and title else 0
-    if heading and len(norm) - heading >= OWN_KEY_MIN_CHARS:
+    if _drops_heading(heading, len(norm) - heading):
         norm = norm[heading:]  # the normalized text is the lines' normalized texts joined
     return _md5(norm)[:16] + OWN_KEY_SUFFIX if len(norm) >= OWN_KEY_MIN_CHARS else None
 
@@ -233,7 +253,7 @@ def whole_text_key(content_key: str | None, chars: int, text: str, title: str) -
     if content_key is None or chars < OWN_KEY_MIN_CHARS:
         return None
     heading = title_heading(text.partition("\n")[0], title)
-    if heading and chars - heading >= OWN_KEY_MIN_CHARS:
+    if _drops_heading(heading, chars - heading):
         return own_text_key([text], title)
     return content_key[:16] + OWN_KEY_SUFFIX
 

@@ -27,6 +27,7 @@ from crawldedup.core.boilerplate import (
     own_text,
     own_text_key,
     strip_boilerplate,
+    without_title_heading,
 )
 from crawldedup.core.fingerprint import runs_sketch
 from crawldedup.ingest.readers import describe, is_environment_error
@@ -144,7 +145,8 @@ def own_fingerprints(
     own = own_text(text, mine.frequent, cfg.boilerplate.min_line_chars)
     if own is None:
         return None, None
-    key = own_text_key(own, title) if cfg.boilerplate.own_text_key else None
+    own = without_title_heading(own, title)
+    key = own_text_key(own) if cfg.boilerplate.own_text_key else None
     return runs_sketch(own, cfg.simhash, cfg.lsh), key
 
 

@@ -266,3 +266,40 @@ def test_a_copy_whose_hosts_frequent_lines_differ_is_found_by_its_own_text(
         published_state(rerun.store, home_on, days, cfg),
         published_state(fresh.store, home_off, days, cfg),
     )
+
+
+def test_a_repost_without_the_title_heading_and_with_a_source_line_is_found(
+    spark: Any, tmp_path: Path
+) -> None:
+    """Issue 45: the download site shows each page's title above its proverb; a repost
+    elsewhere drops that heading and puts a source line on top. The heading is not the
+    page's text (``core/boilerplate.py: without_title_heading``): the original's own text
+    is the proverb alone, which the repost contains. Measured with the heading, the
+    repost is short of the bar (a proverb of 10 characters under a heading of 5)."""
+    day = _manual_pages(RELATED)
+    for i, proverb in enumerate(PROVERBS):
+        heading = proverb[:5].rstrip("，")
+        text = "\n".join([*DL_HEAD, heading, proverb, "同类软件", *RELATED, *DL_FOOT])
+        url = f"http://dl.example/{i}"
+        day.append(rec(f"dl{i}", text, f"2026-11-01T01:0{i}:00Z", f"{heading}_绿色软件园", url))
+    day.append(
+        rec(
+            "repost",
+            f"转自 绿色软件园\n{PROVERBS[2]}",
+            "2026-11-01T02:00:00Z",
+            "三个臭皮匠_绿色软件园",
+            "http://other.example/r",
+        )
+    )
+    d = write_day(tmp_path / "in", "2026-11-01", day)
+    ctx = DayContext(day="2026-11-01", home=tmp_path / "home", cfg=small_day_config(), input_dir=d)
+    run_all(spark, ctx)
+    v = verdicts(ctx)
+    assert (v["repost"]["verdict"], v["repost"]["duplicate_of"]) == ("duplicate", "dl2"), v
+    for i in range(len(PROVERBS)):
+        assert v[f"dl{i}"]["verdict"] == "unique", (i, v[f"dl{i}"])
+    with open_store(ctx.store) as store:
+        lines = explain(store, ctx.home, ctx.day, "repost", ctx.cfg)
+    measures = next(x for x in lines if x.startswith("measures"))
+    assert "on own text (what decided)" in measures, "\n".join(lines)
+    assert measures.endswith("containment 1.000"), "\n".join(lines)

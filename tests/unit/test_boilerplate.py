@@ -189,3 +189,30 @@ def test_a_first_line_repeating_the_title_is_not_in_the_own_texts_key() -> None:
     saying = "We must die because we have known them."
     assert own_text_key([saying], saying + " | The Quotation Archive") == own_text_key([saying])
     assert own_text_key([saying]) is not None
+
+
+def test_a_title_heading_is_not_in_the_text_a_page_is_measured_on() -> None:
+    from crawldedup.core.boilerplate import without_title_heading
+
+    title = "千里江山寒色远_云帆软件帮助中心"
+    saying = "千里江山寒色远，芦花深处泊孤舟，笛在月明楼。"
+    assert without_title_heading(["千里江山寒色远\n" + saying, "参见下文"], title) == [
+        saying,
+        "参见下文",
+    ]
+    assert without_title_heading(["千里江山寒色远", saying], title) == [saying]
+    # Not a heading of this title, or nothing long enough left: the runs as they were.
+    assert without_title_heading([saying], title) == [saying]
+    assert without_title_heading(["千里江山寒色远\n芦花"], title) == ["千里江山寒色远\n芦花"]
+    assert without_title_heading(["千里江山寒色远\n" + saying], "") == ["千里江山寒色远\n" + saying]
+
+
+def test_a_heading_longer_than_the_text_under_it_stays() -> None:
+    from crawldedup.core.boilerplate import own_text_key, without_title_heading
+
+    # A manual's section page: its name, then a shorter line; that is not a heading
+    # above a text, and the short line alone would be contained in every section.
+    title = "mount - mount filesystem · NAME — download and reviews"
+    runs = ["mount - mount filesystem · NAME\nmount - mount filesystem"]
+    assert without_title_heading(runs, title) == runs
+    assert own_text_key(runs, title) == own_text_key(runs)

@@ -285,14 +285,16 @@ class Ref:
         lsh_keys = fp.lsh_keys
         # Added later (boilerplate.own_text_key): the page's whole text is its own text
         # here; its key is the md5 of the normalized text, 16 hex digits, then ".own",
-        # without a first line that repeats (a part of) the title when 10 characters stay.
+        # without a first line that repeats (a part of) the title when as much text stays
+        # (10 characters at least).
         if cfg.boilerplate.own_text_key and fp.normalized_length >= 10:
 
             def norm(s: str) -> str:
                 return cls.DROP.sub("", unicodedata.normalize("NFKC", s).lower())
 
             normalized, heading = norm(content), norm(content.split("\n")[0])
-            if heading and heading in norm(title) and len(normalized) - len(heading) >= 10:
+            rest = len(normalized) - len(heading)
+            if heading and heading in norm(title) and rest >= max(10, len(heading)):
                 normalized = normalized[len(heading) :]
             lsh_keys = [*lsh_keys, hashlib.md5(normalized.encode()).hexdigest()[:16] + ".own"]
         return {
