@@ -230,31 +230,28 @@ def without_title_heading(runs: list[str], title: str) -> list[str]:
     return left if _drops_heading(heading, len(normalize_text("".join(left)))) else runs
 
 
-def own_text_key(runs: list[str], title: str = "") -> str | None:
-    """The key of a page's own text (:func:`own_text`): the md5 of its normalized text, 16
-    hex digits, then ``.own``; None when that text has fewer than ``OWN_KEY_MIN_CHARS``
-    characters. Two pages whose own texts are the same text share it whatever their hosts'
-    frequent lines (a saying in two sites' related-list templates), where their whole
-    texts share no key. A first line that repeats the ``title`` (:func:`title_heading`)
-    is not in the key when as much text stays."""
+def own_text_key(runs: list[str]) -> str | None:
+    """The key of a page's own text (:func:`own_text`, :func:`without_title_heading`): the
+    md5 of its normalized text, 16 hex digits, then ``.own``; None when that text has fewer
+    than ``OWN_KEY_MIN_CHARS`` characters. Two pages whose own texts are the same text
+    share it whatever their hosts' frequent lines (a saying in two sites' related-list
+    templates), where their whole texts share no key."""
     norm = normalize_text("\n".join(runs))
-    heading = title_heading(runs[0].partition("\n")[0], title) if runs and title else 0
-    if _drops_heading(heading, len(norm) - heading):
-        norm = norm[heading:]  # the normalized text is the lines' normalized texts joined
     return _md5(norm)[:16] + OWN_KEY_SUFFIX if len(norm) >= OWN_KEY_MIN_CHARS else None
 
 
 def whole_text_key(content_key: str | None, chars: int, text: str, title: str) -> str | None:
     """:func:`own_text_key` of a page whose own text is its whole ``text`` (it holds none
-    of its host's frequent lines): a copy of it in another site's template, whose own
-    text is the same text, shares it. From the md5 of its normalized text
-    (``content_key``, ``chars`` long) rather than hashing it again, unless its first line
-    is a title heading."""
+    of its host's frequent lines), without a title heading as :func:`without_title_heading`
+    drops it: a copy of it in another site's template, whose own text is the same text,
+    shares it. From the md5 of its normalized text (``content_key``, ``chars`` long)
+    rather than hashing it again, unless it has such a heading."""
     if content_key is None or chars < OWN_KEY_MIN_CHARS:
         return None
-    heading = title_heading(text.partition("\n")[0], title)
+    first, _, rest = text.partition("\n")
+    heading = title_heading(first, title)
     if _drops_heading(heading, chars - heading):
-        return own_text_key([text], title)
+        return own_text_key([rest])
     return content_key[:16] + OWN_KEY_SUFFIX
 
 

@@ -57,8 +57,10 @@ DL_FOOT = ["Copyright © 2008-2026 绿色软件园 版权所有", "关于我们 
 AGG = ["聚合资讯 首页 | 推荐 | 热点", "本页内容来自网络，如有侵权请联系删除"]
 
 
-def _dl_page(proverb: str) -> str:
-    return "\n".join([*DL_HEAD, proverb, "同类软件", *RELATED, *DL_FOOT])
+def _dl_page(proverb: str, heading: str | None = None) -> str:
+    """A download-site page: its template, its proverb (under ``heading``), the list."""
+    own = [proverb] if heading is None else [heading, proverb]
+    return "\n".join([*DL_HEAD, *own, "同类软件", *RELATED, *DL_FOOT])
 
 
 def _manual_pages(lines: list[str]) -> list[dict[str, Any] | str]:
@@ -279,7 +281,7 @@ def test_a_repost_without_the_title_heading_and_with_a_source_line_is_found(
     day = _manual_pages(RELATED)
     for i, proverb in enumerate(PROVERBS):
         heading = proverb[:5].rstrip("，")
-        text = "\n".join([*DL_HEAD, heading, proverb, "同类软件", *RELATED, *DL_FOOT])
+        text = _dl_page(proverb, heading)
         url = f"http://dl.example/{i}"
         day.append(rec(f"dl{i}", text, f"2026-11-01T01:0{i}:00Z", f"{heading}_绿色软件园", url))
     day.append(
