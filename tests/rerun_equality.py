@@ -108,6 +108,33 @@ def differences(a: dict[str, Any], b: dict[str, Any]) -> list[str]:
         a["tables"]["bloom_blocks"], b["tables"]["bloom_blocks"] = blocks_a, blocks_b
 
 
+def write_old_verdict_layout(store_url: str, days: list[str]) -> int:
+    """Rewrite the verdict rows of ``days`` as releases before 2026-12 wrote them: a cell
+    a field, an empty value for a null (the record's JSON cell replaced). Returns the
+    rows rewritten."""
+
+    def cell(v: Any) -> bytes:
+        return b"" if v is None else (repr(v) if isinstance(v, float) else str(v)).encode()
+
+    with open_store(store_url) as store:
+        for day in days:
+            rows = {
+                key: {f"v:{f}": cell(value) for f, value in record.items() if f != "id"}
+                for key, record in (
+                    (k, VerdictRecord.from_row(k, r).as_json())
+                    for k, r in store.scan_prefix("verdicts", f"{day}|")
+                )
+            }
+            assert rows, f"no verdicts of {day} to rewrite"
+            store.delete("verdicts", list(rows))
+            store.put("verdicts", rows)
+            assert all(
+                r.get("v:verdict", b"").decode() in ("unique", "duplicate")
+                for _, r in store.scan_prefix("verdicts", f"{day}|")
+            )
+    return len(rows)
+
+
 def unique_lines_with_duplicate_fields(store_url: str, day: str) -> list[dict[str, Any]]:
     """The issue's reproduction: unique verdict lines that carry a rule or a target."""
     with open_store(store_url) as store:

@@ -11,6 +11,7 @@ document's posting is written only while the key has fewer than
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from itertools import islice
 from typing import Any
 
 from pyspark.sql import DataFrame, Row, SparkSession
@@ -48,10 +49,12 @@ from crawldedup.stage_registry import (
 from crawldedup.store import Store, StoreStats, open_store
 from crawldedup.store.day_ledger import put_recorded
 from crawldedup.store.schema import (
+    OLD_VERDICT_CELLS,
     VerdictRecord,
     doc_row,
     line_hosts_cell,
     line_hosts_row,
+    old_verdict_layout,
     posting_column,
     posting_value,
     verdict_row_key,
@@ -244,8 +247,10 @@ def _put_line_hosts(store: Store, batch: list[dict[str, Any]], day: str) -> None
     put_recorded(store, day, "host_lines", rows)
 
 
-def _put_docs(store: Store, batch: list[dict[str, Any]], day: str) -> None:
-    """Document rows, verdicts and group memberships of a batch of documents."""
+def _put_docs(store: Store, batch: list[dict[str, Any]], day: str, old_layout: bool) -> None:
+    """Document rows, verdicts and group memberships of a batch of documents.
+    ``old_layout``: the day's verdict rows were written a cell a field (before 2026-12):
+    those cells are deleted once the record's one cell is written."""
     docs_rows: dict[str, dict[str, bytes]] = {}
     verdicts: dict[str, dict[str, bytes]] = {}
     members: dict[str, dict[str, bytes]] = {}
@@ -282,6 +287,8 @@ def _put_docs(store: Store, batch: list[dict[str, Any]], day: str) -> None:
             cells[posting_column(r["id"])] = posting_value(day, r["fetched_at"])
     store.put("docs", docs_rows)
     store.put("verdicts", verdicts)
+    if old_layout:
+        store.delete_cells("verdicts", {key: OLD_VERDICT_CELLS for key in verdicts})
     store.put("groups", members)
 
 
@@ -335,6 +342,10 @@ def run(spark: SparkSession, ctx: DayContext) -> dict[str, Any]:
             # Marked with the ledger only after the retraction: a retraction cut short
             # scans again.
             unrecorded = published_before_the_ledger(store, day)
+            old_layout = any(
+                old_verdict_layout(row)
+                for _, row in islice(store.scan_prefix("verdicts", f"{day}|"), 1)
+            )
             mark_incomplete(store, day)  # removed by the commit stage, last
         rules = enabled(cfg.cascade.rules)
         lookups = read_work(spark, ctx.path(LOOKUPS))
@@ -362,7 +373,12 @@ def run(spark: SparkSession, ctx: DayContext) -> dict[str, Any]:
         # Each partition's puts in key order (write_partitions): a document's row is its
         # id, a posting's its key in its rule's table, a line count's host|line.
         write_partitions(
-            full, store_url, batch, lambda s, b: _put_docs(s, b, day), counters, key_order=("id",)
+            full,
+            store_url,
+            batch,
+            lambda s, b: _put_docs(s, b, day, old_layout),
+            counters,
+            key_order=("id",),
         )
         stats["postings_written"] = write_partitions(
             postings,

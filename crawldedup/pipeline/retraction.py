@@ -43,7 +43,12 @@ from crawldedup.rules import Rule
 from crawldedup.stage_registry import PREVIOUS_RUN
 from crawldedup.store import Store, open_store
 from crawldedup.store.day_ledger import retract_recorded, retract_unrecorded
-from crawldedup.store.schema import listed_keys, posting_column, verdict_row_key
+from crawldedup.store.schema import (
+    VerdictRecord,
+    listed_keys,
+    posting_column,
+    verdict_row_key,
+)
 
 PREVIOUS = "id string, old_group string, rule string, key string"
 RELEVANCE_TABLES = ("rel_scores", "rel_links")
@@ -52,8 +57,8 @@ RELEVANCE_TABLES = ("rel_scores", "rel_links")
 def _scan_day_verdicts(store_url: str, day: str) -> Iterator[tuple[str, str]]:
     with open_store(store_url) as store:
         for key, row in store.scan_prefix("verdicts", f"{day}|"):
-            doc_id = key.partition("|")[2]
-            yield doc_id, (row.get("v:group") or doc_id.encode()).decode()
+            record = VerdictRecord.from_row(key, row)
+            yield record.id, record.group or record.id
 
 
 def _previous_postings(

@@ -41,6 +41,24 @@ def verdict_row_key(day: str, doc_id: str) -> str:
     return f"{day}|{doc_id}"
 
 
+# The cell of a ``verdicts`` row that holds its record (VerdictRecord.to_row).
+VERDICT_CELL = "v:verdict"
+# The other cells of a ``verdicts`` row of a store written before 2026-12, a cell a field.
+OLD_VERDICT_CELLS = (
+    "v:rule",
+    "v:duplicate_of",
+    "v:similarity",
+    "v:group",
+    "v:type",
+    "v:measure",
+)
+
+
+def old_verdict_layout(row: Row) -> bool:
+    """Whether a ``verdicts`` row holds cells of the layout before 2026-12."""
+    return any(c in row for c in OLD_VERDICT_CELLS)
+
+
 @dataclass(frozen=True)
 class VerdictRecord:
     id: str
@@ -53,33 +71,33 @@ class VerdictRecord:
     measure: str | None = None  # exact | jaccard | containment | cosine | boilerplate_only
 
     def to_row(self) -> dict[str, bytes]:
-        """Every column, an empty value for a null field: a put of the row replaces
-        every field an earlier run of the day wrote (a put merges cells)."""
-
-        def b(v: str | None) -> bytes:
-            return v.encode() if v is not None else b""
-
-        sim = repr(round(self.similarity, 6)) if self.similarity is not None else None
-        return {
-            "v:verdict": self.verdict.encode(),
-            "v:group": self.group.encode(),
-            "v:rule": b(self.rule),
-            "v:duplicate_of": b(self.duplicate_of),
-            "v:similarity": b(sim),
-            "v:type": b(self.type),
-            "v:measure": b(self.measure),
-        }
+        """One cell, :data:`VERDICT_CELL`: the record as JSON (the id is the row key's).
+        A put of it replaces the whole record an earlier run of the day wrote; one cell
+        a document where stores before 2026-12 wrote seven (:meth:`from_row` reads both)."""
+        fields = self.as_json()
+        del fields["id"]
+        if self.similarity is not None:
+            fields["similarity"] = round(self.similarity, 6)
+        return {VERDICT_CELL: json.dumps(fields, separators=(",", ":")).encode()}
 
     @classmethod
     def from_row(cls, row_key: str, row: Row) -> VerdictRecord:
+        """The record of a ``verdicts`` row in either layout: one JSON cell, or (stores
+        written before 2026-12) a cell per field, an empty value for null. A row of the
+        old layout a later release wrote again holds both; the JSON cell is the record."""
+        doc_id = row_key.partition("|")[2]
+        packed = row.get(VERDICT_CELL) or b""
+        if packed.startswith(b"{"):
+            return cls(id=doc_id, **json.loads(packed))
+
         def s(col: str) -> str | None:
             v = row.get(col)
             return v.decode() if v else None  # absent or empty: null
 
         sim = s("v:similarity")
         return cls(
-            id=row_key.partition("|")[2],
-            verdict=s("v:verdict") or "",
+            id=doc_id,
+            verdict=s(VERDICT_CELL) or "",
             rule=s("v:rule"),
             duplicate_of=s("v:duplicate_of"),
             similarity=float(sim) if sim is not None else None,

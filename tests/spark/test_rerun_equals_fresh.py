@@ -21,11 +21,13 @@ from crawldedup.pipeline.context import DayContext
 from crawldedup.pipeline.later_days import later_days, rerun_with_later_days
 from crawldedup.pipeline.stages import run_stages
 from crawldedup.store import open_store
+from crawldedup.store.schema import VerdictRecord
 from tests.conftest import SAMPLE_DAYS
 from tests.rerun_equality import (
     differences,
     published_state,
     unique_lines_with_duplicate_fields,
+    write_old_verdict_layout,
 )
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -83,9 +85,11 @@ def contexts(home: Path, crawl: Path, store_url: str, over: dict[str, Any]) -> l
 
 def rerun_and_fresh(
     spark: Any, crawl: Path, tmp: Path, x: dict[str, Any], y: dict[str, Any], y_crawl: Path,
-    url: Any = None,
+    url: Any = None, old_layout: bool = False,
 ) -> tuple[dict[str, Any], dict[str, Any], str]:  # fmt: skip
-    """(state after X then a cascaded rerun with Y, state of a fresh X, Y, Y; rerun URL)."""
+    """(state after X then a cascaded rerun with Y, state of a fresh X, Y, Y; rerun URL).
+    ``old_layout``: the verdict rows of the days rerun are first rewritten in the layout
+    of the releases before 2026-12 (a store an upgrade finds)."""
 
     def store(name: str) -> str:
         return url(name) if url else f"sqlite:///{tmp / name / 'store.db'}"
@@ -94,6 +98,8 @@ def rerun_and_fresh(
     xs = contexts(tmp / "rerun", crawl, rerun_url, x)
     for c in xs:
         run_stages(spark, c)
+    if old_layout:
+        write_old_verdict_layout(rerun_url, [DAY2, DAY3])
     ys = contexts(tmp / "rerun", y_crawl, rerun_url, y)
     rerun_with_later_days(spark, ys[1], later_days(ys[1]))
     run_stages(spark, contexts(tmp / "fresh", crawl, fresh_url, x)[0])
@@ -115,17 +121,22 @@ def test_a_rerun_with_other_parameters_equals_a_fresh_run(
 ) -> None:
     x, y, shrink = CASES[case]
     y_crawl = fewer_records(sample_crawl, tmp_path / "fewer") if shrink else sample_crawl
-    rerun, fresh, rerun_url = rerun_and_fresh(spark, sample_crawl, tmp_path, x, y, y_crawl)
+    # One case reruns days its store holds in the verdict layout before 2026-12.
+    old = case == IN_MAKE_TEST[1]
+    rerun, fresh, rerun_url = rerun_and_fresh(
+        spark, sample_crawl, tmp_path, x, y, y_crawl, old_layout=old
+    )
     assert rerun[DAY2]["verdicts"], "nothing published"
     assert not unique_lines_with_duplicate_fields(rerun_url, DAY2)
     diff = differences(rerun, fresh)
     assert not diff, "\n".join(diff[:30])
     if case == IN_MAKE_TEST[0]:
-        # The comparison can fail: one earlier-run cell put back into the rerun's store
-        # (what a merging put used to leave) is a difference, and the reproduction's.
+        # The comparison can fail: an earlier run's rule put back on a unique page's
+        # record (what a merging put used to leave) is a difference, and the reproduction's.
         unique = next(v for v in rerun[DAY2]["verdicts"] if v["verdict"] == "unique")
+        stale = VerdictRecord(**{**unique, "rule": "lsh"})
         with open_store(rerun_url) as store:
-            store.put("verdicts", {f"{DAY2}|{unique['id']}": {"v:rule": b"lsh"}})
+            store.put("verdicts", {f"{DAY2}|{unique['id']}": stale.to_row()})
         again = published_state(rerun_url, tmp_path / "rerun", list(SAMPLE_DAYS), Config())
         assert any("[verdicts]" in d for d in differences(again, fresh))
         assert unique_lines_with_duplicate_fields(rerun_url, DAY2)
