@@ -30,7 +30,11 @@ from crawldedup.pipeline.components import connected_components
 from crawldedup.pipeline.context import DayContext, timed
 from crawldedup.pipeline.day_keys import explode_keys, key_hash, rank_within_day
 from crawldedup.pipeline.retraction import retract_previous_run
-from crawldedup.pipeline.store_batches import store_batches, write_partitions
+from crawldedup.pipeline.store_batches import (
+    store_batches,
+    write_partitions,
+    write_work_folder,
+)
 from crawldedup.pipeline.work_files import read_work
 from crawldedup.rules import Rule, enabled
 from crawldedup.stage_registry import (
@@ -380,8 +384,10 @@ def run(spark: SparkSession, ctx: DayContext) -> dict[str, Any]:
             counters,
             key_order=("id",),
         )
-        stats["postings_written"] = write_partitions(
-            postings,
+        # The work folders' rows go to the store straight from their files.
+        stats["postings_written"] = write_work_folder(
+            spark,
+            ctx.path(POSTINGS),
             store_url,
             batch,
             lambda s, b: _put_postings(s, b, day),
@@ -391,23 +397,23 @@ def run(spark: SparkSession, ctx: DayContext) -> dict[str, Any]:
         # The day's page counts per (host, line) (later days' boilerplate counts), and the
         # hosts where a line is ordinary text (for the other hosts it is no template).
         line_tables = (
-            (HOST_LINES, _put_host_lines, F.concat_ws("|", "host", "line")),
-            (LINE_HOSTS, _put_line_hosts, F.col("line")),
+            (HOST_LINES, _put_host_lines, ("host", "line")),
+            (LINE_HOSTS, _put_line_hosts, ("line",)),
         )
         for folder, put, order in line_tables:
             path = ctx.folder(folder)
             if cfg.boilerplate.enabled and path.exists():
-                write_partitions(
-                    read_work(spark, str(path)),
+                write_work_folder(
+                    spark,
+                    str(path),
                     store_url,
                     batch,
                     lambda s, b, put=put: put(s, b, day),  # type: ignore[misc]
                     counters,
-                    key_order=(order,),
+                    key_order=order,
                 )
-        canon_rows = read_work(spark, ctx.path(CANON_CELLS))
         # Left out of stats["store"] (it never counted them): a few cells a day.
-        write_partitions(canon_rows, store_url, batch, _put_canon_cells)
+        write_work_folder(spark, ctx.path(CANON_CELLS), store_url, batch, _put_canon_cells)
         stats["store"] = {n: a.value for n, a in counters.items()}
         if cfg.output.delete_list:
             stats["delete_list"] = write_delete_list(ctx, full)

@@ -11,6 +11,7 @@ store and add its round trips and rows to the stage's counters. That loop is
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from pathlib import Path
 from typing import Any, TypeVar
 
 from crawldedup.store import Store, StoreStats, open_store
@@ -125,6 +126,27 @@ def store_batches(
             store.close()
 
 
+def write_batches(
+    batches: Iterable[Any],
+    store_url: str,
+    batch_size: int,
+    per_batch: Callable[[Store, list[dict[str, Any]]], None],
+    counters: Mapping[str, Any] | None = None,
+) -> int:
+    """``per_batch(store, rows)`` over the rows of Arrow record batches, as plain dicts
+    (``r["name"]`` as on a Row), by :func:`store_batches`; returns the number of rows."""
+    seen = [0]
+
+    def rows() -> Iterator[dict[str, Any]]:
+        for b in batches:
+            seen[0] += b.num_rows
+            yield from b.to_pylist()
+
+    for _ in store_batches(rows(), store_url, batch_size, per_batch, counters):
+        pass  # the batch functions only write
+    return seen[0]
+
+
 def write_partitions(
     frame: Any,
     store_url: str,
@@ -146,21 +168,48 @@ def write_partitions(
     (``benchmarks/store_backends.py`` measures the difference).
     """
     import pyarrow as pa
-    from pyspark.sql import functions as F
 
     def run(batches: Iterator[Any]) -> Iterator[Any]:
-        seen = [0]
-
-        def rows() -> Iterator[dict[str, Any]]:
-            for b in batches:
-                seen[0] += b.num_rows
-                yield from b.to_pylist()
-
-        for _ in store_batches(rows(), store_url, batch_size, per_batch, counters):
-            pass  # the batch functions only write
-        yield pa.RecordBatch.from_pydict({"n": [seen[0]]})
+        n = write_batches(batches, store_url, batch_size, per_batch, counters)
+        yield pa.RecordBatch.from_pydict({"n": [n]})
 
     if key_order:
         frame = frame.sortWithinPartitions(*key_order)
-    total = frame.mapInArrow(run, "n long").agg(F.sum("n")).collect()[0][0]
-    return int(total or 0)
+    # A count per partition, summed here: one job (a sum in Spark is a second one).
+    return sum(int(r["n"]) for r in frame.mapInArrow(run, "n long").collect())
+
+
+def write_work_folder(
+    spark: Any,
+    folder: str,
+    store_url: str,
+    batch_size: int,
+    per_batch: Callable[[Store, list[dict[str, Any]]], None],
+    counters: Mapping[str, Any] | None = None,
+    key_order: Sequence[str] = (),
+) -> int:
+    """:func:`write_partitions` of a work folder the stages wrote: each task reads its
+    Parquet files itself (pyarrow), so the rows never cross the JVM (a DataFrame's rows
+    are written into Arrow batches by the JVM, a cost per value). Work folders are on
+    a file system every executor mounts at the same path (docs/operations.md), as the
+    similarity stage's workers read work/docs. ``key_order``: columns each file's rows
+    are sorted by before their puts (:func:`write_partitions`). Returns the rows."""
+    import pyarrow.parquet as pq
+
+    files = sorted(str(p) for p in Path(folder).glob("*.parquet"))
+    if not files:
+        return 0
+    sc = spark.sparkContext
+
+    def batches(paths: Iterable[str]) -> Iterator[Any]:
+        for path in paths:
+            table = pq.read_table(path)
+            if key_order:
+                table = table.sort_by([(c, "ascending") for c in key_order])
+            yield from table.to_batches(max_chunksize=batch_size)
+
+    def run(paths: Iterable[str]) -> Iterator[int]:
+        yield write_batches(batches(paths), store_url, batch_size, per_batch, counters)
+
+    tasks = min(len(files), 2 * sc.defaultParallelism)
+    return int(sum(sc.parallelize(files, tasks).mapPartitions(run).collect()))

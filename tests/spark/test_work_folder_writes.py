@@ -1,0 +1,48 @@
+"""A work folder's rows go to the store from its files (store_batches.write_work_folder):
+every row once, each file's rows in key order, counted, and the store's counts added to
+the stage's accumulators."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from crawldedup.pipeline.store_batches import write_work_folder
+from crawldedup.store import Store, open_store
+
+
+def _put_sorted(store: Store, batch: list[dict[str, Any]]) -> None:
+    keys = [(r["rule"], r["key"]) for r in batch]
+    # Raised in the task, so the write fails: the batch must arrive in key order.
+    if keys != sorted(keys):
+        raise AssertionError(f"batch not in key order: {keys[:5]}")
+    store.put("groups", {f"{r['rule']}|{r['key']}": {"d:n": str(r["n"]).encode()} for r in batch})
+
+
+def test_every_row_of_a_work_folder_reaches_the_store_in_key_order(
+    spark: Any, tmp_path: Path
+) -> None:
+    rows = [(f"r{i % 3}", f"k{(i * 7919) % 2500:05d}", i) for i in range(2500)]
+    folder = str(tmp_path / "postings")
+    spark.createDataFrame(rows, "rule string, key string, n int").repartition(3).write.parquet(
+        folder
+    )
+    assert len(list(Path(folder).glob("*.parquet"))) == 3
+    url = f"sqlite:///{tmp_path / 'store.db'}"
+    written = spark.sparkContext.accumulator(0)
+    n = write_work_folder(
+        spark, folder, url, 100, _put_sorted, {"cells_written": written}, key_order=("rule", "key")
+    )
+    assert n == 2500
+    assert written.value == 2500
+    with open_store(url) as store:
+        stored = {k: int(r["d:n"]) for k, r in store.scan("groups")}
+    assert stored == {f"{rule}|{key}": i for rule, key, i in rows}
+
+
+def test_a_folder_without_rows_writes_nothing(spark: Any, tmp_path: Path) -> None:
+    folder = str(tmp_path / "empty")
+    spark.createDataFrame([], "rule string, key string, n int").write.parquet(folder)
+    url = f"sqlite:///{tmp_path / 'store.db'}"
+    assert write_work_folder(spark, folder, url, 100, _put_sorted) == 0
+    assert write_work_folder(spark, str(tmp_path / "none"), url, 100, _put_sorted) == 0
