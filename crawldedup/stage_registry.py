@@ -53,6 +53,7 @@ RELEVANCE_LINKS = Data("relevance/links", "work")
 TAGVEC = Data("relevance/tagvec", "work")
 BLOOM = Data("bloom", "work")
 LOOKUPS = Data("lookups", "work")
+DAY_KEYS = Data("day_keys", "work")
 CANDIDATES = Data("candidates", "work")
 DECISIONS = Data("decisions", "work")
 REPORT = Data("report.json", "work")
@@ -161,7 +162,7 @@ STAGES: tuple[Stage, ...] = (
         "candidates",
         spark=True,
         reads=_fixed(DOCS, BLOOM, EARLIER_DAYS),
-        writes=(LOOKUPS, CANDIDATES, stats_of("candidates")),
+        writes=(LOOKUPS, DAY_KEYS, CANDIDATES, stats_of("candidates")),
         enabled=_always,
         doc="Probes the filters, multi-gets the index rows of earlier days and joins "
         "same-day keys → candidate pairs per rule.",
@@ -180,7 +181,9 @@ STAGES: tuple[Stage, ...] = (
     Stage(
         "publish",
         spark=True,
-        reads=_fixed(DOCS, DECISIONS, LOOKUPS, HOST_LINES, LINE_HOSTS, stats_of("fingerprint")),
+        reads=_fixed(
+            DOCS, DECISIONS, LOOKUPS, DAY_KEYS, HOST_LINES, LINE_HOSTS, stats_of("fingerprint")
+        ),
         writes=(PUBLISHED, stats_of("publish")),
         enabled=_always,
         scratch=(GROUPS, GROUPS_EARLIER, COMPONENTS, CANON_CELLS, POSTINGS, PREVIOUS_RUN),

@@ -13,6 +13,7 @@ found, then the earliest.
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -21,6 +22,7 @@ from typing import Any
 
 import pyarrow as pa
 import pyarrow.compute as pc
+import pyarrow.parquet as pq
 from pyspark.sql import Column, DataFrame, Row, SparkSession, Window
 from pyspark.sql import functions as F
 from pyspark.sql.pandas.types import to_arrow_schema
@@ -38,12 +40,12 @@ from crawldedup.pipeline.bloom_stage import (
     read_manifest,
 )
 from crawldedup.pipeline.context import DayContext, timed
-from crawldedup.pipeline.day_keys import explode_keys, key_hash
+from crawldedup.pipeline.day_keys import DAY_KEYS_ARROW, explode_keys, key_hash, write_ranks
 from crawldedup.pipeline.store_batches import in_batches, store_batches, tuple_batches
 from crawldedup.pipeline.work_files import read_work
 from crawldedup.retention import window_start
 from crawldedup.rules import Rule, enabled
-from crawldedup.stage_registry import CANDIDATES, DOCS, LOOKUPS
+from crawldedup.stage_registry import CANDIDATES, DAY_KEYS, DOCS, LOOKUPS
 from crawldedup.store import Store
 from crawldedup.store.schema import parse_posting, posting_doc_id, posting_simhash
 
@@ -95,19 +97,25 @@ def _group_pairs(
     day: str,
     max_distance: int,
     max_docs: int = 1 << 30,
+    ranked_dir: str | None = None,
 ) -> Iterator[pa.RecordBatch]:
     """The same-day pairs of one partition of the day's keys (every row of a key in one
     partition): within a key, the documents in (fetched_at, id) order, each paired with
     the first ``cap`` documents before it. SimHash block keys pair only hashes within
     ``max_distance`` bits (the others are block collisions). A paragraph key held by more
     than ``max_docs`` of the day's documents is frequent text: its pairs carry 0 shared
-    characters."""
+    characters. With ``ranked_dir``, the sorted rows and their ranks are written there
+    (:func:`day_keys.write_ranks`)."""
     given = list(batches)  # an empty partition gives none
     table = pa.Table.from_batches(given) if given else None
-    if table is None or table.num_rows < 2:
+    if table is None or table.num_rows == 0:
         return
     order = [(c, "ascending") for c in ("rule", "key", "fetched_at", "id")]
     table = table.sort_by(order)
+    if ranked_dir is not None:
+        write_ranks(table, ranked_dir)
+    if table.num_rows < 2:
+        return
     rules, keys = table.column("rule").to_pylist(), table.column("key").to_pylist()
     ids, fetched = table.column("id").to_pylist(), table.column("fetched_at").to_pylist()
     hashes = table.column("simhash").to_pylist()
@@ -143,6 +151,7 @@ def same_day_pairs(
     max_distance: int,
     partitions: int,
     max_docs: int = 1 << 30,
+    ranked_dir: str | None = None,
 ) -> DataFrame:
     """Each document paired with up to ``cap`` earlier documents of the day per key.
 
@@ -150,11 +159,12 @@ def same_day_pairs(
     each partition is then paired in Python (:func:`_group_pairs`), where the window
     ranks and the self-join of a SQL plan cost the driver JVM more than the pairing.
     A SimHash block key is only shared in earnest when the whole hashes are within
-    ``max_distance`` bits; other pairs are block collisions and dropped here.
+    ``max_distance`` bits; other pairs are block collisions and dropped here. With
+    ``ranked_dir`` each partition also writes its key rows ranked within the day there.
     """
     shuffled = key_hash(keys.select(*_KEY_COLUMNS)).repartition(partitions, "_k").drop("_k")
     return shuffled.mapInArrow(
-        lambda it: _group_pairs(it, cap, day, max_distance, max_docs),
+        lambda it: _group_pairs(it, cap, day, max_distance, max_docs, ranked_dir),
         schemas.RANKED_CANDIDATES,
     )
 
@@ -428,6 +438,9 @@ def run(spark: SparkSession, ctx: DayContext) -> dict[str, Any]:
             .withColumn("own_text", own_text_key_of(F.col("rule"), F.col("key")))
             .select(*schemas.RANKED_CANDIDATES.fieldNames())
         )
+        ranked_dir = ctx.folder(DAY_KEYS)
+        shutil.rmtree(ranked_dir, ignore_errors=True)
+        ranked_dir.mkdir(parents=True)
         same_day = same_day_pairs(
             keys,
             cap,
@@ -435,9 +448,12 @@ def run(spark: SparkSession, ctx: DayContext) -> dict[str, Any]:
             cfg.simhash.max_distance,
             cfg.spark.shuffle_partitions,
             max_docs,
+            str(ranked_dir),
         )
         cands = earliest_per_rule(earlier.unionByName(same_day), cap)
         cands.write.mode("overwrite").parquet(ctx.path(CANDIDATES))
+        if not any(ranked_dir.glob("*.parquet")):  # no key at all: the schema alone
+            pq.write_table(DAY_KEYS_ARROW.empty_table(), ranked_dir / "part-00000.parquet")
         written = read_work(spark, ctx.path(CANDIDATES))
         stats["candidates"] = {
             r["rule"]: r["count"] for r in written.groupBy("rule").count().collect()

@@ -1,15 +1,20 @@
 """The day's index keys as rows: one row per (document, rule, key), hashed and ranked.
 
-The candidates stage pairs documents and probes the store with these rows; the publish
-stage writes the postings the per-key cap allows from the same rows. Both import them
-from here.
+The candidates stage pairs documents and probes the store with these rows; its same-day
+pass, which sorts every key's rows anyway, writes them ranked within the day
+(work/day_keys), and the publish stage writes the postings the per-key cap allows from
+those. Both import them from here.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
-from pyspark.sql import Column, DataFrame, Window
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
 from crawldedup.rules import Rule
@@ -49,11 +54,37 @@ def key_hash(keys: DataFrame) -> DataFrame:
     return keys.withColumn("_k", F.xxhash64("rule", "key"))
 
 
-_DAY_KEY = ("_k", "rule", "key")
+# work/day_keys: the key rows and their rank within the day (publish's postings).
+DAY_KEY_COLUMNS = ["id", "fetched_at", "rule", "key", "simhash"]
+DAY_KEYS_ARROW = pa.schema([(c, pa.string()) for c in DAY_KEY_COLUMNS] + [("rank", pa.int32())])
 
 
-def rank_within_day(keys: DataFrame) -> DataFrame:
-    """Adds ``_k`` (:func:`key_hash`) and ``rank``: 1 for the earliest document of the
-    day holding the key, then 2, …"""
-    w = Window.partitionBy(*_DAY_KEY).orderBy("fetched_at", "id")
-    return key_hash(keys).withColumn("rank", F.row_number().over(w))
+def ranks_within_day(table: pa.Table) -> np.ndarray:
+    """Each row's rank among the day's rows of its key (1 for the earliest), for a table
+    sorted by (rule, key, fetched_at, id): what a window's ``row_number()`` over (rule,
+    key) ordered by (fetched_at, id) gives, without a second shuffle and sort."""
+    n = table.num_rows
+    idx = np.arange(n, dtype=np.int32)
+    if n < 2:
+        return idx + 1
+    rules, keys = table.column("rule"), table.column("key")
+    changed = pc.or_(
+        pc.not_equal(rules.slice(1), rules.slice(0, n - 1)),
+        pc.not_equal(keys.slice(1), keys.slice(0, n - 1)),
+    )
+    first = np.concatenate([[True], changed.to_numpy()])
+    return idx - np.maximum.accumulate(np.where(first, idx, 0)) + 1
+
+
+def write_ranks(table: pa.Table, folder: str) -> None:
+    """The partition's key rows with their rank within the day, a Parquet file of
+    ``folder`` (work/day_keys) named by the task's partition: publish's postings come
+    from them, so the day's keys are shuffled and sorted once."""
+    from pyspark import TaskContext
+
+    ranked = table.select(DAY_KEY_COLUMNS).append_column(
+        "rank", pa.array(ranks_within_day(table), pa.int32())
+    )
+    task = TaskContext.get()  # None outside a Spark task (a unit test)
+    part = task.partitionId() if task is not None else 0
+    pq.write_table(ranked, f"{folder}/part-{part:05d}.parquet")

@@ -28,7 +28,6 @@ from crawldedup.day_state import (
 from crawldedup.pipeline.bloom_blocks import add_day_keys
 from crawldedup.pipeline.components import connected_components
 from crawldedup.pipeline.context import DayContext, timed
-from crawldedup.pipeline.day_keys import explode_keys, key_hash, rank_within_day
 from crawldedup.pipeline.retraction import retract_previous_run
 from crawldedup.pipeline.store_batches import (
     store_batches,
@@ -36,10 +35,11 @@ from crawldedup.pipeline.store_batches import (
     write_work_folder,
 )
 from crawldedup.pipeline.work_files import read_work
-from crawldedup.rules import Rule, enabled
+from crawldedup.rules import Rule
 from crawldedup.stage_registry import (
     CANON_CELLS,
     COMPONENTS,
+    DAY_KEYS,
     DECISIONS,
     DOCS,
     GROUPS,
@@ -207,19 +207,17 @@ def _put_canon_cells(store: Store, batch: list[dict[str, Any]]) -> None:
     )
 
 
-def postings_to_write(
-    docs: DataFrame, lookups: DataFrame, rules: list[Rule], cap: int
-) -> DataFrame:
-    """(id, fetched_at, rule, key) of the postings this day adds under the per-key cap."""
-    ranked = rank_within_day(explode_keys(docs, rules))
-    # Joined on the ranking's own partitioning (_k, rule, key): no second shuffle.
+def postings_to_write(ranked: DataFrame, lookups: DataFrame, cap: int) -> DataFrame:
+    """(id, fetched_at, rule, key, simhash) of the postings this day adds under the
+    per-key cap, from the day's keys ranked within the day (work/day_keys, written by the
+    candidates stage's same-day pass) and the postings other days hold (work/lookups)."""
     n_other = (
-        key_hash(lookups.filter(F.col("cand_id").isNull()))
-        .groupBy("_k", "rule", "key")
+        lookups.filter(F.col("cand_id").isNull())
+        .groupBy("rule", "key")
         .agg(F.max("n_other").alias("n_other"))
     )
     return (
-        ranked.join(n_other, ["_k", "rule", "key"], "left")
+        ranked.join(n_other, ["rule", "key"], "left")
         .filter(F.col("rank") + F.coalesce(F.col("n_other"), F.lit(0)) <= cap)
         .select("id", "fetched_at", "rule", "key", "simhash")
     )
@@ -351,9 +349,9 @@ def run(spark: SparkSession, ctx: DayContext) -> dict[str, Any]:
                 for _, row in islice(store.scan_prefix("verdicts", f"{day}|"), 1)
             )
             mark_incomplete(store, day)  # removed by the commit stage, last
-        rules = enabled(cfg.cascade.rules)
         lookups = read_work(spark, ctx.path(LOOKUPS))
-        postings_to_write(docs, lookups, rules, cfg.limits.max_postings_per_key).write.mode(
+        ranked = read_work(spark, ctx.path(DAY_KEYS))
+        postings_to_write(ranked, lookups, cfg.limits.max_postings_per_key).write.mode(
             "overwrite"
         ).parquet(ctx.path(POSTINGS))  # computed once: retraction, Bloom blocks, puts
         postings = read_work(spark, ctx.path(POSTINGS))

@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pyarrow as pa
+import pyarrow.parquet as pq
 
 from crawldedup.pipeline.candidates_stage import _group_pairs
 from crawldedup.pipeline.site_boilerplate import _tally_hosts
@@ -101,3 +102,35 @@ def test_host_lines_count_pages_with_the_same_lines_once_and_add_earlier_days(
         ("x.example", "a2"): (1, 3, False),
         ("y.example", "nav"): (1, 1, False),
     }
+
+
+def test_the_same_day_pass_writes_every_key_row_ranked_within_the_day(tmp_path: Path) -> None:
+    # Rows of three keys in no order, one key held once, one rule's key also another's.
+    rows = [
+        ("d3", "2026-11-01T03", "lsh", "k1", "0" * 16),
+        ("d1", "2026-11-01T01", "lsh", "k1", "0" * 16),
+        ("d2", "2026-11-01T01", "lsh", "k1", "0" * 16),
+        ("d2", "2026-11-01T01", "title", "k1", "0" * 16),
+        ("d4", "2026-11-01T00", "title", "k2", "0" * 16),
+        ("d1", "2026-11-01T05", "title", "k2", "0" * 16),
+        ("d5", "2026-11-01T09", "head", "k9", "0" * 16),
+    ]
+    folder = tmp_path / "day_keys"
+    folder.mkdir()
+    list(_group_pairs(iter(_keys(rows)), 10, DAY, 3, ranked_dir=str(folder)))
+    written = pq.read_table(folder / "part-00000.parquet").to_pylist()
+    ranks = {(r["rule"], r["key"], r["id"]): r["rank"] for r in written}
+    # Ranked by (fetched_at, id) within (rule, key), as a row_number() window would.
+    assert ranks == {
+        ("head", "k9", "d5"): 1,
+        ("lsh", "k1", "d1"): 1,
+        ("lsh", "k1", "d2"): 2,
+        ("lsh", "k1", "d3"): 3,
+        ("title", "k1", "d2"): 1,
+        ("title", "k2", "d4"): 1,
+        ("title", "k2", "d1"): 2,
+    }
+    one = tmp_path / "one"
+    one.mkdir()
+    list(_group_pairs(iter(_keys(rows[:1])), 10, DAY, 3, ranked_dir=str(one)))
+    assert pq.read_table(one / "part-00000.parquet").column("rank").to_pylist() == [1]
