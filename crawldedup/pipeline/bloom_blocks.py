@@ -12,10 +12,10 @@ import json
 import math
 from bisect import bisect_right
 from collections.abc import Iterable, Iterator, Sequence
+from pathlib import Path
 
 import pyarrow as pa
-from pyspark.sql import DataFrame
-from pyspark.sql import functions as F
+from pyspark.sql import SparkSession
 
 from crawldedup.config import Config
 from crawldedup.core.bloom import BloomSizing, add_many, contains_many, from_bytes, to_bytes
@@ -92,40 +92,58 @@ def or_keys_into_blocks(store: Store, cfg: Config, rule: Rule, index: int, keys:
         store.put(BLOCKS, {row: {"b:bits": to_bytes(bf)}})
 
 
-def add_day_keys(ctx: DayContext, keys: DataFrame) -> int:
-    """OR the (rule, key) rows of ``keys`` (the postings the day is about to write) into
-    the stored blocks, all of a (rule, key range) in one task; returns how many distinct
-    keys went in. Runs before the postings are written, so no block ever lacks a key of
-    the index. The keys travel as Arrow batches, each block is read and written once."""
+def ranges_of(keys: pa.ChunkedArray | pa.Array, lows: Sequence[str]) -> pa.Array:
+    """:func:`range_of` of every key, vectorized: a range depends only on a key's first
+    two characters (the bounds are two-character strings), so each distinct prefix is
+    looked up once."""
+    import pyarrow.compute as pc
+
+    prefixes = pc.utf8_slice_codeunits(keys, 0, 2)
+    distinct = pc.unique(prefixes)
+    index = [range_of(p, lows) for p in distinct.to_pylist()]
+    return pc.take(pa.array(index, pa.int32()), pc.index_in(prefixes, distinct))
+
+
+def add_day_keys(spark: SparkSession, ctx: DayContext, postings_dir: str) -> int:
+    """OR the (rule, key) rows of the Parquet folder ``postings_dir`` (the postings the
+    day is about to write) into the stored blocks; returns how many distinct keys went
+    in. Runs before the postings are written, so no block ever lacks a key of the index.
+
+    Each task reads the folder's (rule, key) columns itself (the rows never cross the
+    JVM) and takes the blocks whose number modulo the tasks is its own: all keys of a
+    block in one task, each block read and written once, and no two tasks rewrite the
+    same block. Two tasks per core balance the blocks' work on a small machine."""
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
+
     cfg, store_url = ctx.cfg, ctx.store
     lows = [lo for lo, _ in key_ranges(cfg.bloom.scan_splits)]
-    # Every key of a block lands in one task (hash partitioning on (rule, range)); a
-    # task per block cost each block a Python task's round trip, two per core balance
-    # the blocks' work as well on a small machine.
+    files = sorted(str(f) for f in Path(postings_dir).glob("*.parquet"))
+    if not files:
+        return 0
+    every_rule = pa.array([r.value for r in Rule])
     blocks = max(1, len(enabled(cfg.cascade.rules)) * len(lows))
-    n_tasks = min(blocks, 2 * keys.sparkSession.sparkContext.defaultParallelism)
+    n_tasks = min(blocks, 2 * spark.sparkContext.defaultParallelism)
 
-    def with_range(batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        for b in batches:
-            ranges = [range_of(k, lows) for k in b.column("key").to_pylist()]
-            yield pa.RecordBatch.from_arrays(
-                [b.column("rule"), pa.array(ranges, pa.int32()), b.column("key")],
-                names=["rule", "range", "key"],
-            )
+    def write(tasks: Iterable[int]) -> Iterator[int]:
+        for task in tasks:
+            found: dict[tuple[str, int], set[str]] = {}
+            for path in files:
+                t = pq.read_table(path, columns=["rule", "key"])
+                if not t.num_rows:
+                    continue
+                ranges = ranges_of(t.column("key"), lows)
+                rule_no = pc.index_in(t.column("rule"), every_rule).to_numpy(zero_copy_only=False)
+                block = rule_no * len(lows) + ranges.to_numpy(zero_copy_only=False)
+                mine = t.append_column("range", ranges).filter(pa.array(block % n_tasks == task))
+                columns = (mine.column(c).to_pylist() for c in ("rule", "range", "key"))
+                for rule, index, key in zip(*columns, strict=True):
+                    found.setdefault((rule, index), set()).add(key)
+            if found:
+                with open_store(store_url) as store:
+                    for (rule, index), batch in sorted(found.items()):
+                        or_keys_into_blocks(store, cfg, Rule(rule), index, sorted(batch))
+            yield sum(len(v) for v in found.values())
 
-    def write(batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        found: dict[tuple[str, int], set[str]] = {}
-        for b in batches:
-            columns = (b.column(c).to_pylist() for c in ("rule", "range", "key"))
-            for rule, index, key in zip(*columns, strict=True):
-                found.setdefault((rule, index), set()).add(key)
-        if found:
-            with open_store(store_url) as store:
-                for (rule, index), batch in sorted(found.items()):
-                    or_keys_into_blocks(store, cfg, Rule(rule), index, sorted(batch))
-        yield pa.RecordBatch.from_pydict({"n": [sum(len(v) for v in found.values())]})
-
-    ranged = keys.select("rule", "key").mapInArrow(with_range, "rule string, range int, key string")
-    # One partition holds every key of a block: no two tasks rewrite the same block.
-    written = ranged.repartition(n_tasks, "rule", "range").mapInArrow(write, "n long")
-    return int(written.agg(F.sum("n")).collect()[0][0] or 0)
+    sc = spark.sparkContext
+    return sum(sc.parallelize(range(n_tasks), n_tasks).mapPartitions(write).collect())

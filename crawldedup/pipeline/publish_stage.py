@@ -367,7 +367,7 @@ def run(spark: SparkSession, ctx: DayContext) -> dict[str, Any]:
             mark_ledger(store, day)
         if cfg.bloom.source == "blocks":
             # Before the postings: a block may hold keys the index lacks, never the reverse.
-            stats["bloom_keys_added"] = add_day_keys(ctx, postings)
+            stats["bloom_keys_added"] = add_day_keys(spark, ctx, ctx.path(POSTINGS))
         sc = spark.sparkContext
         counters = {n: sc.accumulator(0) for n in StoreStats().as_dict()}
         # Document and verdict rows before the postings: a posting of the day is always

@@ -55,3 +55,19 @@ def test_vectorized_add_and_probe_equal_pybloom_key_by_key() -> None:
         probe = keys[:capacity] + absent
         assert contains_many(vectorized, probe).tolist() == [k in one_by_one for k in probe]
     assert contains_many(new_filter(10, 0.1), []).tolist() == []
+
+
+def test_ranges_of_a_column_of_keys_are_each_keys_range() -> None:
+    import random
+
+    import pyarrow as pa
+
+    from crawldedup.pipeline.bloom_blocks import key_ranges, range_of, ranges_of
+
+    rnd = random.Random(7)
+    keys = [f"{rnd.getrandbits(64):016x}.{rnd.randrange(24)}" for _ in range(2000)]
+    keys += ["", "0", "f", "ff", "fg", "g0", "zz.1", "00", "7f.3", "80"]
+    for splits in (1, 3, 16, 256):
+        lows = [lo for lo, _ in key_ranges(splits)]
+        column = pa.chunked_array([keys[:700], keys[700:]])
+        assert ranges_of(column, lows).to_pylist() == [range_of(k, lows) for k in keys]
