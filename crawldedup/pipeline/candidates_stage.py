@@ -40,7 +40,13 @@ from crawldedup.pipeline.bloom_stage import (
     read_manifest,
 )
 from crawldedup.pipeline.context import DayContext, timed
-from crawldedup.pipeline.day_keys import DAY_KEYS_ARROW, explode_keys, key_hash, write_ranks
+from crawldedup.pipeline.day_keys import (
+    DAY_KEYS_ARROW,
+    explode_keys,
+    key_hash,
+    key_rows,
+    write_ranks,
+)
 from crawldedup.pipeline.store_batches import in_batches, store_batches, tuple_batches
 from crawldedup.pipeline.work_files import read_work
 from crawldedup.retention import window_start
@@ -276,6 +282,8 @@ def _look_up(
 
 
 _LOOKUPS_ARROW = to_arrow_schema(schemas.LOOKUPS)
+# What a probe task reads of work/docs: every rule's key column, and the key rows' fields.
+_DOC_KEY_COLUMNS = ["id", "fetched_at", "simhash", *(r.column for r in Rule)]
 
 
 @dataclass(frozen=True)
@@ -329,13 +337,16 @@ class Lookups:
 
 def probe_earlier_days(
     spark: SparkSession, ctx: DayContext, keys: DataFrame, counters: dict[str, Any]
-) -> tuple[DataFrame, Callable[[], None]]:
-    """LOOKUPS rows of the day's keys against earlier days; and a cleanup callback.
+) -> Callable[[], None]:
+    """Writes work/lookups: the LOOKUPS rows of the day's keys against earlier days;
+    returns a cleanup callback.
 
-    Rules in ``broadcast`` mode probe a broadcast of their filters from any partition.
-    Rules in ``partitioned`` mode (filters above ``bloom.max_broadcast_bytes``) get
-    their keys shuffled so that partition i holds exactly key range i of one rule, and
-    each partition reads only that range's filter from the work folder.
+    Rules in ``broadcast`` mode probe a broadcast of their filters: a task per file of
+    work/docs reads its documents' keys itself (pyarrow, :func:`day_keys.key_rows`) and
+    writes its lookups (the key rows never cross the JVM). Rules in ``partitioned`` mode
+    (filters above ``bloom.max_broadcast_bytes``) get their keys shuffled so that
+    partition i holds exactly key range i of one rule, and each partition reads only
+    that range's filter from the work folder.
     """
     cfg = ctx.cfg
     store_url, day = ctx.store, ctx.day
@@ -345,11 +356,27 @@ def probe_earlier_days(
     sc = spark.sparkContext
     big = partitioned_rules(ctx)
     small = sc.broadcast(load_filters(ctx, "broadcast"))
-    small_keys = keys.filter(~F.col("rule").isin(big)) if big else keys
     broadcast = Lookups(
         lambda: small.value, store_url, day, cap, batch, counters, max_distance, since
     )
-    lookups = small_keys.select(*_KEY_COLUMNS).mapInArrow(broadcast.of_batches, schemas.LOOKUPS)
+    small_rules = [r for r in enabled(cfg.cascade.rules) if r.value not in big]
+    out = ctx.folder(LOOKUPS)
+    shutil.rmtree(out, ignore_errors=True)
+    out.mkdir(parents=True)
+    folder = str(out)
+
+    def probe_files(parts: Iterable[tuple[int, str]]) -> Iterator[int]:
+        for i, path in parts:
+            rows = key_rows(pq.read_table(path, columns=_DOC_KEY_COLUMNS), small_rules)
+            with pq.ParquetWriter(f"{folder}/part-{i:05d}.parquet", _LOOKUPS_ARROW) as w:
+                for found in broadcast.of_batches(rows.to_batches(max_chunksize=10_000)):
+                    w.write_batch(found)
+            yield rows.num_rows
+
+    files = sorted(str(f) for f in ctx.folder(DOCS).glob("*.parquet"))
+    # Two tasks per core, each a share of the files: a task loads the broadcast filters.
+    tasks = max(1, min(len(files), 2 * sc.defaultParallelism))
+    sc.parallelize(list(enumerate(files)), tasks).mapPartitions(probe_files).count()
     if big:
         lows = read_manifest(ctx)["ranges"]
         slots = {(rule, i): n for n, (rule, i) in enumerate(product(big, range(len(lows))))}
@@ -379,8 +406,8 @@ def probe_earlier_days(
             .partitionBy(len(slots), lambda n: n)
             .mapPartitionsWithIndex(probe_slot)
         )
-        lookups = lookups.unionByName(spark.createDataFrame(routed, schemas.LOOKUPS))
-    return lookups, small.unpersist
+        spark.createDataFrame(routed, schemas.LOOKUPS).write.mode("append").parquet(folder)
+    return small.unpersist
 
 
 def earliest_per_rule(cands: DataFrame, cap: int) -> DataFrame:
@@ -426,8 +453,7 @@ def run(spark: SparkSession, ctx: DayContext) -> dict[str, Any]:
             n: sc.accumulator(0)
             for n in ("probes", "hits", "false_positives", "round_trips", "rows_read")
         }
-        lookups, release = probe_earlier_days(spark, ctx, keys, counters)
-        lookups.write.mode("overwrite").parquet(ctx.path(LOOKUPS))
+        release = probe_earlier_days(spark, ctx, keys, counters)
         looked = read_work(spark, ctx.path(LOOKUPS))
         earlier = (
             looked.filter(F.col("cand_id").isNotNull())

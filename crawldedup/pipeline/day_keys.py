@@ -44,6 +44,36 @@ def explode_keys(docs: DataFrame, rules: Iterable[Rule]) -> DataFrame:
     )
 
 
+def key_rows(docs: pa.Table, rules: Iterable[Rule]) -> pa.Table:
+    """:func:`explode_keys` of a table of work/docs rows, in pyarrow (a task that reads
+    the docs' files itself): (id, fetched_at, rule, key, simhash), rule by rule, each
+    document's keys of a rule in their order."""
+    docs = docs.combine_chunks()
+    ids, fetched, hashes = (
+        docs.column(c).combine_chunks() for c in ("id", "fetched_at", "simhash")
+    )
+    parts = []
+    for r in rules:
+        col = docs.column(r.column).combine_chunks()
+        if r.multi_key:
+            keys, of = pc.list_flatten(col), pc.list_parent_indices(col)
+        else:
+            keys, of = col, pa.array(np.arange(docs.num_rows, dtype=np.int64))
+        rows = pa.table(
+            {
+                "id": pc.take(ids, of),
+                "fetched_at": pc.take(fetched, of),
+                "rule": pa.array([r.value] * len(keys), pa.string()),
+                "key": keys,
+                "simhash": pc.take(hashes, of),
+            }
+        )
+        parts.append(rows.filter(pc.is_valid(rows.column("key"))))
+    if not parts:
+        return pa.schema(list(DAY_KEYS_ARROW)[:-1]).empty_table()
+    return pa.concat_tables(parts)
+
+
 def key_hash(keys: DataFrame) -> DataFrame:
     """Adds ``_k``: a 64-bit hash of (rule, key), the first column of every partitioning
     and sort of the day's keys. A sort compares rows by a prefix of their first column:
