@@ -341,9 +341,10 @@ def probe_earlier_days(
     """Writes work/lookups: the LOOKUPS rows of the day's keys against earlier days;
     returns a cleanup callback.
 
-    Rules in ``broadcast`` mode probe a broadcast of their filters: a task per file of
-    work/docs reads its documents' keys itself (pyarrow, :func:`day_keys.key_rows`) and
-    writes its lookups (the key rows never cross the JVM). Rules in ``partitioned`` mode
+    Rules in ``broadcast`` mode probe a broadcast of their filters: each task takes a
+    share of work/docs' files, reads their documents' keys itself (pyarrow,
+    :func:`day_keys.key_rows`) and writes a lookups file per docs file (the key rows
+    never cross the JVM). Rules in ``partitioned`` mode
     (filters above ``bloom.max_broadcast_bytes``) get their keys shuffled so that
     partition i holds exactly key range i of one rule, and each partition reads only
     that range's filter from the work folder.
