@@ -42,6 +42,7 @@ from crawldedup.pipeline.bloom_stage import (
 from crawldedup.pipeline.context import DayContext, timed
 from crawldedup.pipeline.day_keys import (
     DAY_KEYS_ARROW,
+    KEY_COLUMNS,
     explode_keys,
     key_hash,
     key_rows,
@@ -55,7 +56,6 @@ from crawldedup.stage_registry import CANDIDATES, DAY_KEYS, DOCS, LOOKUPS
 from crawldedup.store import Store
 from crawldedup.store.schema import parse_posting, posting_doc_id, posting_simhash
 
-_KEY_COLUMNS = ["id", "fetched_at", "rule", "key", "simhash"]
 # One of the day's keys: a Row (RDD path) or a dict (Arrow path); both index by name.
 KeyRow = Row | dict[str, Any]
 
@@ -168,7 +168,7 @@ def same_day_pairs(
     ``max_distance`` bits; other pairs are block collisions and dropped here. With
     ``ranked_dir`` each partition also writes its key rows ranked within the day there.
     """
-    shuffled = key_hash(keys.select(*_KEY_COLUMNS)).repartition(partitions, "_k").drop("_k")
+    shuffled = key_hash(keys.select(*KEY_COLUMNS)).repartition(partitions, "_k").drop("_k")
     return shuffled.mapInArrow(
         lambda it: _group_pairs(it, cap, day, max_distance, max_docs, ranked_dir),
         schemas.RANKED_CANDIDATES,

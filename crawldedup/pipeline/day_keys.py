@@ -84,9 +84,9 @@ def key_hash(keys: DataFrame) -> DataFrame:
     return keys.withColumn("_k", F.xxhash64("rule", "key"))
 
 
-# work/day_keys: the key rows and their rank within the day (publish's postings).
-DAY_KEY_COLUMNS = ["id", "fetched_at", "rule", "key", "simhash"]
-DAY_KEYS_ARROW = pa.schema([(c, pa.string()) for c in DAY_KEY_COLUMNS] + [("rank", pa.int32())])
+# A key row's columns (explode_keys, key_rows); work/day_keys adds its rank within the day.
+KEY_COLUMNS = ["id", "fetched_at", "rule", "key", "simhash"]
+DAY_KEYS_ARROW = pa.schema([(c, pa.string()) for c in KEY_COLUMNS] + [("rank", pa.int32())])
 
 
 def ranks_within_day(table: pa.Table) -> np.ndarray:
@@ -112,7 +112,7 @@ def write_ranks(table: pa.Table, folder: str) -> None:
     from them, so the day's keys are shuffled and sorted once."""
     from pyspark import TaskContext
 
-    ranked = table.select(DAY_KEY_COLUMNS).append_column(
+    ranked = table.select(KEY_COLUMNS).append_column(
         "rank", pa.array(ranks_within_day(table), pa.int32())
     )
     task = TaskContext.get()  # None outside a Spark task (a unit test)
