@@ -11,11 +11,13 @@ from __future__ import annotations
 import shutil
 from collections import Counter
 from collections.abc import Iterable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
 from pyspark.sql import DataFrame, SparkSession
-from pyspark.sql import functions as F
 from pyspark.sql.pandas.types import from_arrow_schema
 
 from crawldedup.config import Config
@@ -34,7 +36,6 @@ from crawldedup.ingest.readers import describe, is_environment_error
 from crawldedup.ingest.records import fingerprint_fields
 from crawldedup.pipeline.context import DayContext
 from crawldedup.pipeline.store_batches import store_batches, tuple_batches
-from crawldedup.pipeline.work_files import read_work
 from crawldedup.retention import window_start
 from crawldedup.stage_registry import HOST_LINES, LINE_HOSTS
 from crawldedup.store import Store
@@ -51,6 +52,8 @@ _HOST_LINES = pa.schema(
         ("elsewhere", pa.bool_()),
     ]
 )
+# work/dt=D/line_hosts: for each line, the first hosts where it is ordinary text.
+_LINE_HOSTS = pa.schema([("line", pa.string()), ("hosts", pa.list_(pa.string()))])
 # Hosts where a line was ordinary text (on fewer than min_pages of their pages), written
 # a day (rows ``*|line`` of ``host_lines``): two tell "another host" from "this host".
 HOSTS_KEPT = 2
@@ -195,6 +198,29 @@ def fingerprint_pages(
         yield pa.RecordBatch.from_pylist(rows, schema=batch.schema)
 
 
+def ordinary_hosts(total: pa.Table, min_pages: int) -> dict[str, list[str]]:
+    """Each line that is ordinary text on some host (on fewer than ``min_pages`` of its
+    pages, ``total``: the day's ``_HOST_LINES`` rows): the first ``HOSTS_KEPT`` such
+    hosts, in order."""
+    few = total.filter(pc.less(total.column("n"), min_pages))
+    hosts: dict[str, list[str]] = {}
+    for line, host in zip(
+        few.column("line").to_pylist(), few.column("host").to_pylist(), strict=True
+    ):
+        found = hosts.setdefault(line, [])
+        if host is not None:
+            found.append(host)
+    return {line: sorted(found)[:HOSTS_KEPT] for line, found in hosts.items()}
+
+
+def write_line_hosts(ordinary: dict[str, list[str]], folder: Path) -> None:
+    """``work/dt=D/line_hosts`` (``line``, ``hosts``), which publish adds to the store."""
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir(parents=True)
+    table = pa.table({"line": list(ordinary), "hosts": list(ordinary.values())}, _LINE_HOSTS)
+    pq.write_table(table, folder / "part-00000.parquet")
+
+
 def learn_boilerplate(
     spark: SparkSession, ctx: DayContext, docs: DataFrame
 ) -> tuple[dict[str, HostLines], dict[str, Any]]:
@@ -226,43 +252,34 @@ def learn_boilerplate(
         lambda it: _tally_hosts(it, store_url, day, batch, since),
         from_arrow_schema(_HOST_LINES),
     ).write.mode("overwrite").parquet(ctx.path(HOST_LINES))
-    total = read_work(spark, ctx.path(HOST_LINES))
-    # Hosts where the line is ordinary text (fewer than min_pages pages): for the other
-    # hosts it is content, not template (an article its first site served once).
-    ordinary = (
-        total.filter(F.col("n") < bp.min_pages)
-        .groupBy("line")
-        .agg(F.slice(F.sort_array(F.collect_list("host")), 1, HOSTS_KEPT).alias("hosts"))
-    )
-    ordinary.write.mode("overwrite").parquet(ctx.path(LINE_HOSTS))
-    ordinary = read_work(spark, ctx.path(LINE_HOSTS))
+    # The day's counts are a few hundred thousand rows: read here with pyarrow, not
+    # grouped and joined by the JVM (two shuffles and a collect cost it more).
+    total = pq.read_table(ctx.path(HOST_LINES), schema=_HOST_LINES)
+    ordinary = ordinary_hosts(total, bp.min_pages)
+    write_line_hosts(ordinary, ctx.folder(LINE_HOSTS))
     # Lines held by min_pages pages of a host: its template, unless they are ordinary
     # text elsewhere (another host had them on fewer pages, or an earlier day saw them
     # there); then they are the host's frequent lines (HostLines.frequent). In the same
-    # collect, the fills on two or more of a host's pages (kept for the hosts whose
+    # pass, the fills on two or more of a host's pages (kept for the hosts whose
     # template has a shape: a line removed by its shape keeps any other fill).
-    is_fill = F.col("line").startswith(FILL_PREFIX)
-    is_template = ~F.col("elsewhere") & F.col("ordinary").isNull()
-    rows = (
-        total.filter((F.col("n") >= bp.min_pages) | (is_fill & (F.col("n") >= 2)))
-        .join(ordinary.select("line", F.lit(True).alias("ordinary")), "line", "left")
-        .select(
-            "host",
-            "line",
-            (F.col("n") >= bp.min_pages).alias("held"),
-            is_template.alias("template"),
+    n, line = total.column("n"), total.column("line")
+    kept = total.filter(
+        pc.or_(
+            pc.greater_equal(n, bp.min_pages),
+            pc.and_(pc.starts_with(line, FILL_PREFIX), pc.greater_equal(n, 2)),
         )
     )
     template: dict[str, set[str]] = {}
     frequent: dict[str, set[str]] = {}
     fills: dict[str, set[str]] = {}
-    for r in rows.collect():
-        host, line = r["host"], r["line"]
+    for host, line, n, elsewhere in zip(
+        *(kept.column(c).to_pylist() for c in ("host", "line", "n", "elsewhere")), strict=True
+    ):
         if line.startswith(FILL_PREFIX):
             fills.setdefault(host, set()).add(line)
-        if not r["held"]:
+        if n < bp.min_pages:
             continue
-        if r["template"]:
+        if not elsewhere and line not in ordinary:
             template.setdefault(host, set()).add(line)
         elif bp.drop_frequent:
             frequent.setdefault(host, set()).add(line)
