@@ -8,7 +8,10 @@ those. Both import them from here.
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -118,3 +121,62 @@ def write_ranks(table: pa.Table, folder: str) -> None:
     task = TaskContext.get()  # None outside a Spark task (a unit test)
     part = task.partitionId() if task is not None else 0
     pq.write_table(ranked, f"{folder}/part-{part:05d}.parquet")
+
+
+POSTING_COLUMNS = ["id", "fetched_at", "rule", "key", "simhash"]
+LOOKUP_COUNTS = pa.schema(
+    [
+        ("rule", pa.string()),
+        ("key", pa.string()),
+        ("n_other", pa.int32()),
+        ("cand_id", pa.string()),
+    ]
+)
+
+
+def held_elsewhere(lookups: pa.Table) -> pa.Table:
+    """(rule, key, n_other): the postings other days hold of each key the probe found
+    (``lookups``: work/lookups rows; those without a candidate carry ``n_other``)."""
+    info = lookups.filter(pc.is_null(lookups.column("cand_id")))
+    other = info.group_by(["rule", "key"]).aggregate([("n_other", "max")])
+    return other.rename_columns(["rule", "key", "n_other"])
+
+
+def postings_under_cap(ranked: pa.Table, other: pa.Table, cap: int) -> pa.Table:
+    """The key rows (``ranked``: work/day_keys rows, ranked within the day) the per-key
+    cap lets the day add to the index: rank + the postings other days hold of the key
+    (``other``: :func:`held_elsewhere`) at most ``cap``."""
+    joined = ranked.join(other, ["rule", "key"], join_type="left outer")
+    held = pc.fill_null(joined.column("n_other"), 0)
+    room = pc.less_equal(pc.add(joined.column("rank"), held), cap)
+    return joined.filter(room).select(POSTING_COLUMNS)
+
+
+def write_postings(spark: Any, ranked_dir: str, lookups_dir: str, out_dir: str, cap: int) -> int:
+    """work/postings from work/day_keys and work/lookups (:func:`postings_under_cap`): a
+    task per day_keys file reads it with pyarrow, joins the counts of other days' postings
+    (read once here, broadcast) and writes its postings file: no row crosses the JVM.
+    Returns the postings."""
+    files = sorted(str(p) for p in Path(ranked_dir).glob("*.parquet"))
+    out = Path(out_dir)
+    shutil.rmtree(out, ignore_errors=True)
+    out.mkdir(parents=True)
+    if not files:  # no key at all: the schema alone
+        empty = DAY_KEYS_ARROW.empty_table().select(POSTING_COLUMNS)
+        pq.write_table(empty, out / "part-00000.parquet")
+        return 0
+
+    sc = spark.sparkContext
+    shared = sc.broadcast(held_elsewhere(pq.read_table(lookups_dir, schema=LOOKUP_COUNTS)))
+
+    def task(items: Iterable[tuple[int, str]]) -> Iterable[int]:
+        for i, path in items:
+            kept = postings_under_cap(pq.read_table(path), shared.value, cap)
+            pq.write_table(kept, out / f"part-{i:05d}.parquet")
+            yield kept.num_rows
+
+    try:
+        jobs = sc.parallelize(list(enumerate(files)), len(files)).mapPartitions(task)
+        return int(sum(jobs.collect()))
+    finally:
+        shared.unpersist()

@@ -28,6 +28,7 @@ from crawldedup.day_state import (
 from crawldedup.pipeline.bloom_blocks import add_day_keys
 from crawldedup.pipeline.components import connected_components
 from crawldedup.pipeline.context import DayContext, timed
+from crawldedup.pipeline.day_keys import write_postings
 from crawldedup.pipeline.retraction import retract_previous_run
 from crawldedup.pipeline.store_batches import (
     store_batches,
@@ -207,22 +208,6 @@ def _put_canon_cells(store: Store, batch: list[dict[str, Any]]) -> None:
     )
 
 
-def postings_to_write(ranked: DataFrame, lookups: DataFrame, cap: int) -> DataFrame:
-    """(id, fetched_at, rule, key, simhash) of the postings this day adds under the
-    per-key cap, from the day's keys ranked within the day (work/day_keys, written by the
-    candidates stage's same-day pass) and the postings other days hold (work/lookups)."""
-    n_other = (
-        lookups.filter(F.col("cand_id").isNull())
-        .groupBy("rule", "key")
-        .agg(F.max("n_other").alias("n_other"))
-    )
-    return (
-        ranked.join(n_other, ["rule", "key"], "left")
-        .filter(F.col("rank") + F.coalesce(F.col("n_other"), F.lit(0)) <= cap)
-        .select("id", "fetched_at", "rule", "key", "simhash")
-    )
-
-
 def _put_postings(store: Store, batch: list[dict[str, Any]], day: str) -> None:
     pending: dict[str, dict[str, dict[str, bytes]]] = {}
     for r in batch:
@@ -349,11 +334,14 @@ def run(spark: SparkSession, ctx: DayContext) -> dict[str, Any]:
                 for _, row in islice(store.scan_prefix("verdicts", f"{day}|"), 1)
             )
             mark_incomplete(store, day)  # removed by the commit stage, last
-        lookups = read_work(spark, ctx.path(LOOKUPS))
-        ranked = read_work(spark, ctx.path(DAY_KEYS))
-        postings_to_write(ranked, lookups, cfg.limits.max_postings_per_key).write.mode(
-            "overwrite"
-        ).parquet(ctx.path(POSTINGS))  # computed once: retraction, Bloom blocks, puts
+        # Computed once: retraction, Bloom blocks, puts.
+        write_postings(
+            spark,
+            ctx.path(DAY_KEYS),
+            ctx.path(LOOKUPS),
+            ctx.path(POSTINGS),
+            cfg.limits.max_postings_per_key,
+        )
         postings = read_work(spark, ctx.path(POSTINGS))
         stats["retracted"] = retract_previous_run(
             spark,
