@@ -73,7 +73,7 @@ def key_rows(docs: pa.Table, rules: Iterable[Rule]) -> pa.Table:
         )
         parts.append(rows.filter(pc.is_valid(rows.column("key"))))
     if not parts:
-        return pa.schema(list(DAY_KEYS_ARROW)[:-1]).empty_table()
+        return KEY_ROWS_ARROW.empty_table()
     return pa.concat_tables(parts)
 
 
@@ -87,9 +87,11 @@ def key_hash(keys: DataFrame) -> DataFrame:
     return keys.withColumn("_k", F.xxhash64("rule", "key"))
 
 
-# A key row's columns (explode_keys, key_rows); work/day_keys adds its rank within the day.
+# A key row's columns (explode_keys, key_rows, work/postings); work/day_keys adds its rank
+# within the day.
 KEY_COLUMNS = ["id", "fetched_at", "rule", "key", "simhash"]
-DAY_KEYS_ARROW = pa.schema([(c, pa.string()) for c in KEY_COLUMNS] + [("rank", pa.int32())])
+KEY_ROWS_ARROW = pa.schema([(c, pa.string()) for c in KEY_COLUMNS])
+DAY_KEYS_ARROW = KEY_ROWS_ARROW.append(pa.field("rank", pa.int32()))
 
 
 def ranks_within_day(table: pa.Table) -> np.ndarray:
@@ -123,7 +125,6 @@ def write_ranks(table: pa.Table, folder: str) -> None:
     pq.write_table(ranked, f"{folder}/part-{part:05d}.parquet")
 
 
-POSTING_COLUMNS = ["id", "fetched_at", "rule", "key", "simhash"]
 LOOKUP_COUNTS = pa.schema(
     [
         ("rule", pa.string()),
@@ -149,7 +150,7 @@ def postings_under_cap(ranked: pa.Table, other: pa.Table, cap: int) -> pa.Table:
     joined = ranked.join(other, ["rule", "key"], join_type="left outer")
     held = pc.fill_null(joined.column("n_other"), 0)
     room = pc.less_equal(pc.add(joined.column("rank"), held), cap)
-    return joined.filter(room).select(POSTING_COLUMNS)
+    return joined.filter(room).select(KEY_COLUMNS)
 
 
 def write_postings(spark: Any, ranked_dir: str, lookups_dir: str, out_dir: str, cap: int) -> int:
@@ -162,8 +163,7 @@ def write_postings(spark: Any, ranked_dir: str, lookups_dir: str, out_dir: str, 
     shutil.rmtree(out, ignore_errors=True)
     out.mkdir(parents=True)
     if not files:  # no key at all: the schema alone
-        empty = DAY_KEYS_ARROW.empty_table().select(POSTING_COLUMNS)
-        pq.write_table(empty, out / "part-00000.parquet")
+        pq.write_table(KEY_ROWS_ARROW.empty_table(), out / "part-00000.parquet")
         return 0
 
     sc = spark.sparkContext

@@ -45,7 +45,7 @@ def _fingerprint_files(spark: SparkSession, ctx: DayContext, files: list[str]) -
     day = read_and_fingerprint(spark, files, ctx.cfg, ctx.day, parsed_dir)
     boiler: dict[str, HostLines] = {}
     if ctx.cfg.boilerplate.enabled:
-        boiler, stats["boilerplate"] = learn_boilerplate(spark, ctx, day.docs)
+        boiler, stats["boilerplate"] = learn_boilerplate(ctx, day.docs)
     repeats = day.repeats.rows if day.repeats.count else None
     unprintable = write_documents(
         spark, ctx.cfg, files, parsed_dir, ctx.path(DOCS), repeats, ctx.path(REPEATS), boiler

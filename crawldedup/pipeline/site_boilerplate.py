@@ -17,7 +17,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
-from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import DataFrame
 from pyspark.sql.pandas.types import from_arrow_schema
 
 from crawldedup.config import Config
@@ -222,7 +222,7 @@ def write_line_hosts(ordinary: dict[str, list[str]], folder: Path) -> None:
 
 
 def learn_boilerplate(
-    spark: SparkSession, ctx: DayContext, docs: DataFrame
+    ctx: DayContext, docs: DataFrame
 ) -> tuple[dict[str, HostLines], dict[str, Any]]:
     """Each host's boilerplate lines (for :func:`fingerprint_pages`), and their counts.
 

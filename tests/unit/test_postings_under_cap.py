@@ -10,8 +10,8 @@ import pyarrow.parquet as pq
 
 from crawldedup.pipeline.day_keys import (
     DAY_KEYS_ARROW,
+    KEY_COLUMNS,
     LOOKUP_COUNTS,
-    POSTING_COLUMNS,
     held_elsewhere,
     postings_under_cap,
 )
@@ -50,7 +50,7 @@ def test_a_key_takes_the_days_postings_up_to_the_cap_with_other_days_counted() -
         ("lsh", "k2", 2, None),  # the largest count of a key's rows counts
     )
     kept = postings_under_cap(ranked, held_elsewhere(lookups), cap=3)
-    assert kept.column_names == POSTING_COLUMNS
+    assert kept.column_names == KEY_COLUMNS
     got = sorted((r["id"], r["rule"], r["key"]) for r in kept.to_pylist())
     assert got == [("a", "head", "k1"), ("a", "tail", "k1"), ("b", "head", "k1")]
 
