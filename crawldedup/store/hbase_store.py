@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import socket
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
 import happybase
@@ -101,15 +102,37 @@ class HBaseStore(Store):
 
         return self._retry.call(what, once)
 
+    def _each_table(
+        self, names: list[str], fn: Callable[[happybase.Connection, str], None]
+    ) -> None:
+        """``fn(connection, name)`` for every table name at once, a connection each: the
+        master creates, disables and deletes tables one procedure at a time per call (about
+        a second each on a small server), and runs concurrent procedures side by side."""
+        if not names:
+            return
+
+        def one(name: str) -> None:
+            conn = happybase.Connection(**self._pool_args)
+            try:
+                fn(conn, name)
+            finally:
+                conn.close()
+
+        with ThreadPoolExecutor(max_workers=len(names)) as pool:
+            for done in [pool.submit(one, n) for n in names]:
+                done.result()
+
     def _ensure_tables(self, conn: happybase.Connection) -> None:
         existing = {t.decode() for t in conn.tables()}
-        for name, families in TABLES.items():
-            if name not in existing:
-                try:
-                    conn.create_table(name, {f: {"max_versions": 1} for f in families})
-                except Exception as exc:  # another executor created it first
-                    if "AlreadyExists" not in type(exc).__name__ and "already" not in repr(exc):
-                        raise
+
+        def create(c: happybase.Connection, name: str) -> None:
+            try:
+                c.create_table(name, {f: {"max_versions": 1} for f in TABLES[name]})
+            except Exception as exc:  # another executor created it first
+                if "AlreadyExists" not in type(exc).__name__ and "already" not in repr(exc):
+                    raise
+
+        self._each_table([n for n in TABLES if n not in existing], create)
         self._ready = True
 
     # ------------------------------------------------------------ the interface
@@ -234,9 +257,10 @@ class HBaseStore(Store):
 
         def drop(conn: happybase.Connection) -> None:
             existing = {t.decode() for t in conn.tables()}
-            for name in TABLES:
-                if name in existing:
-                    conn.delete_table(name, disable=True)
+            self._each_table(
+                [n for n in TABLES if n in existing],
+                lambda c, name: c.delete_table(name, disable=True),
+            )
 
         self._call("drop tables", drop)
         self._ready = False
