@@ -3,7 +3,7 @@
 # need (reusing ones already up), lints, type-checks and runs the tests.
 #
 #   scripts/test.sh [PYTEST ARGS]         make test: every layer, without the tests
-#                                         marked exhaustive (about 20 minutes cold)
+#                                         marked exhaustive
 #   scripts/test.sh --all [PYTEST ARGS]   make test-all: every test
 set -euo pipefail
 select=(-m "not exhaustive")
@@ -35,5 +35,10 @@ unset SPARK_CONF_DIR
 if ! "$ROOT/scripts/spark_cluster.sh" status >/dev/null 2>&1; then
   stop_on_exit+=('"$ROOT/scripts/spark_cluster.sh" down >/dev/null 2>&1 || true')
 fi
+# Two pytest processes (pytest-xdist): most of a test's time is waiting (JVM and Airflow
+# starts, HBase's table operations, stage after stage of small Spark jobs), so two share
+# the two cores of a small machine well. tests/conftest.py keeps a file's tests in one
+# process and every HBase file in the same one. CRAWLDEDUP_TEST_WORKERS=0: one process.
+workers=(-n "${CRAWLDEDUP_TEST_WORKERS:-2}")
 # The slowest tests are listed at the end: timings belong to reports, not to asserts.
-"$VENV/bin/pytest" "${select[@]}" --durations=15 "$@"
+"$VENV/bin/pytest" "${select[@]}" "${workers[@]}" --durations=15 "$@"

@@ -7,11 +7,13 @@ in ``make test-all``; ``make test`` runs every other test (``-m "not exhaustive"
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -80,9 +82,56 @@ def embedded_sample_days(
     return EmbeddedDays(home, url, days)
 
 
+HBASE_MARK = "pytest.mark.hbase"
+
+
+@functools.cache
+def is_hbase_file(path: Path) -> bool:
+    """Whether a test file uses the HBase server: it says so with ``pytest.mark.hbase``
+    (checked against its tests' fixtures when they are collected)."""
+    return HBASE_MARK in path.read_text(encoding="utf-8")
+
+
+def worker_group(nodeid: str) -> str:
+    """Which tests share a worker under ``pytest -n N`` (scripts/test.sh).
+
+    A file's tests stay together (its module fixtures are built once). Every file that
+    uses HBase shares one worker: tests/integration/test_hbase_end_to_end.py kills the
+    Thrift server, which the other files' HBase tests would meet. tests/cluster's files
+    share one too: each starts and stops the standalone cluster (fixed ports).
+    """
+    file = nodeid.split("::", 1)[0]
+    if is_hbase_file(ROOT / file):
+        return "hbase"
+    if file.startswith("tests/cluster/"):
+        return "cluster"
+    return file
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """pytest-xdist's scope scheduling, by :func:`worker_group`. (Its ``loadgroup`` mode
+    would do it by marks, but cannot rename the tests' ids under pytest 9.)"""
+    from xdist.scheduler import LoadScopeScheduling
+
+    class ByGroup(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return worker_group(nodeid)
+
+    return ByGroup(config, log)
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
-        parts = Path(str(item.fspath)).relative_to(ROOT).parts
+        path = Path(str(item.fspath))
+        parts = path.relative_to(ROOT).parts
         for layer in LAYERS:
             if layer in parts:
                 item.add_marker(getattr(pytest.mark, layer))
+        uses_hbase = item.get_closest_marker("hbase") or "hbase" in getattr(
+            item, "fixturenames", ()
+        )
+        if uses_hbase and not is_hbase_file(path):
+            raise pytest.UsageError(
+                f"{item.nodeid} uses HBase: its file needs {HBASE_MARK} (tests/conftest.py)"
+            )
