@@ -23,7 +23,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
-from pyspark.sql import Column, DataFrame, Row, SparkSession, Window
+from pyspark.sql import Column, DataFrame, Row, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql.pandas.types import to_arrow_schema
 
@@ -411,33 +411,73 @@ def probe_earlier_days(
     return small.unpersist
 
 
-def earliest_per_rule(cands: DataFrame, cap: int) -> DataFrame:
+_CANDIDATES_ARROW = to_arrow_schema(schemas.CANDIDATES)
+
+
+def keep_earliest(table: pa.Table, cap: int) -> pa.Table:
+    """:func:`earliest_per_rule` of rows that hold every row of their documents: at most
+    ``cap`` candidates per (document, rule), one row per pair (``CANDIDATES``).
+
+    The rows sorted by (id, rule, own_text first, cand_fetched_at, cand_id) and their
+    distinct (own_text, cand_fetched_at, cand_id) counted per (id, rule): a pair found
+    by several keys of a rule counts once, twice when its own-text key found it too.
+    A pair is kept when one of its rows counts within ``cap``; its ``shared_chars`` are
+    the sum over all its rows (null when none has any).
+    """
+    if table.num_rows == 0:
+        return _CANDIDATES_ARROW.empty_table()
+    order = [
+        ("id", "ascending"),
+        ("rule", "ascending"),
+        ("own_text", "descending"),
+        ("cand_fetched_at", "ascending"),
+        ("cand_id", "ascending"),
+    ]
+    table = table.sort_by(order)
+    ids, rules = table.column("id").to_pylist(), table.column("rule").to_pylist()
+    cands, own = table.column("cand_id").to_pylist(), table.column("own_text").to_pylist()
+    fetched = table.column("cand_fetched_at").to_pylist()
+    shared = table.column("shared_chars").to_pylist()
+    first: dict[tuple[str, str, str], int] = {}  # a kept pair's first row
+    total: dict[tuple[str, str, str], int | None] = {}
+    n, last, group = 0, None, None
+    for i, (doc, rule, cand) in enumerate(zip(ids, rules, cands, strict=True)):
+        if (doc, rule) != group:
+            group, n, last = (doc, rule), 0, None
+        rank = (own[i], fetched[i], cand)
+        if rank != last:
+            n, last = n + 1, rank
+        pair = (doc, rule, cand)
+        if n <= cap:
+            first.setdefault(pair, i)
+        if shared[i] is not None:
+            total[pair] = (total.get(pair) or 0) + shared[i]
+    rows = sorted(first.values())
+    kept = table.take(pa.array(rows, pa.int64())).select(_CANDIDATES_ARROW.names)
+    sums = pa.array([total.get((ids[i], rules[i], cands[i])) for i in rows], pa.int32())
+    return kept.set_column(kept.schema.get_field_index("shared_chars"), "shared_chars", sums)
+
+
+def earliest_per_rule(cands: DataFrame, cap: int, partitions: int | None = None) -> DataFrame:
     """At most ``cap`` candidates per (document, rule): those its own-text key found
     (``own_text``: the same own text, on any site), then the earliest ones. A short page
     in a template with rotating related lists shares LSH bands with dozens of its
     site's pages, all fetched before the copy it shares its own text with.
 
     A candidate found under several keys of a rule (LSH bands) is one row per key
-    here; ranking (own_text, fetched_at, id) densely counts it once (twice when its
-    own-text key found it too), and the repeats are dropped
-    within the partitions the ranking made: one shuffle, not two. Under rule paragraph
-    the rows' ``shared_chars`` are summed first (within the same partitions): how much
-    text the pair's shared paragraphs hold.
+    here and one row after; under rule paragraph its rows' ``shared_chars`` are summed:
+    how much text the pair's shared paragraphs hold. One shuffle puts a document's rows
+    in one partition, ranked there with pyarrow (:func:`keep_earliest`): the JVM's
+    window sorts and ranks cost it more than the Python pass.
     """
-    # The hash first: the sort compares longs, not ids that may share their first bytes.
-    w = Window.partitionBy("_d", "id", "rule").orderBy(
-        F.desc("own_text"), "cand_fetched_at", "cand_id"
-    )
-    pair = Window.partitionBy("_d", "id", "rule", "cand_id")
-    return (
-        cands.withColumn("_d", F.xxhash64("id", "rule"))
-        .withColumn("_n", F.dense_rank().over(w))
-        # After the ranking: its partitions (by _d, id, rule) serve this window too.
-        .withColumn("shared_chars", F.sum("shared_chars").over(pair).cast("int"))
-        .filter(F.col("_n") <= cap)
-        .dropDuplicates(["_d", "id", "rule", "cand_id"])  # _d keeps the ranking's partitions
-        .drop("_n", "_d", "own_text")
-    )
+    by_doc = cands.repartition(partitions, "id") if partitions else cands.repartition("id")
+
+    def ranked(batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        given = list(batches)
+        if given:
+            yield from keep_earliest(pa.Table.from_batches(given), cap).to_batches()
+
+    return by_doc.mapInArrow(ranked, schemas.CANDIDATES)
 
 
 def run(spark: SparkSession, ctx: DayContext) -> dict[str, Any]:
@@ -477,7 +517,7 @@ def run(spark: SparkSession, ctx: DayContext) -> dict[str, Any]:
             max_docs,
             str(ranked_dir),
         )
-        cands = earliest_per_rule(earlier.unionByName(same_day), cap)
+        cands = earliest_per_rule(earlier.unionByName(same_day), cap, cfg.spark.shuffle_partitions)
         cands.write.mode("overwrite").parquet(ctx.path(CANDIDATES))
         if not any(ranked_dir.glob("*.parquet")):  # no key at all: the schema alone
             pq.write_table(DAY_KEYS_ARROW.empty_table(), ranked_dir / "part-00000.parquet")
