@@ -61,6 +61,8 @@ REPORT_PAGE = Data("reports/dt=D/index.html", "home")
 # Scratch: work folders only one stage writes and reads back (its intermediate results).
 PARSED = Data("parsed", "work")
 REPEATS = Data("repeats", "work")
+KEY_BUCKETS = Data("key_buckets", "work")
+SAME_DAY = Data("same_day", "work")
 RELEVANCE_PAGES = Data("relevance/pages", "work")
 EARLIER_SIDES = Data("earlier_sides", "work")
 SCORES = Data("scores", "work")
@@ -164,6 +166,7 @@ STAGES: tuple[Stage, ...] = (
         reads=_fixed(DOCS, BLOOM, EARLIER_DAYS),
         writes=(LOOKUPS, DAY_KEYS, CANDIDATES, stats_of("candidates")),
         enabled=_always,
+        scratch=(KEY_BUCKETS, SAME_DAY),
         doc="Probes the filters, multi-gets the index rows of earlier days and joins "
         "same-day keys → candidate pairs per rule.",
     ),

@@ -3,10 +3,11 @@
 Earlier days: each key is probed in the Bloom filter of its rule and key range
 (broadcast, or co-partitioned with the keys when too big to broadcast); hits are
 looked up in the store in batches (one multi-get per table per batch, a store
-connection per partition). Same day: the day's keys are shuffled by key (a key's
-rows in one partition, held in memory by one Python task: ``spark.shuffle_partitions``
-grows with the day) and documents sharing a key are paired there, each with the
-earlier-fetched documents only. Per document and rule at most
+connection per partition). Same day: the probe tasks, which read every document's key
+rows anyway, split them by key into ``spark.shuffle_partitions`` bucket files (a key's
+rows in one bucket, held in memory by one Python task: the setting grows with the day);
+documents sharing a key are paired there, each with the earlier-fetched documents only.
+Per document and rule at most
 ``limits.max_postings_per_key`` candidates are kept: those the page's own-text key
 found, then the earliest.
 """
@@ -14,15 +15,19 @@ found, then the earliest.
 from __future__ import annotations
 
 import shutil
+import zlib
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from itertools import product
+from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
+from pyspark import SparkContext
 from pyspark.sql import Column, DataFrame, Row, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql.pandas.types import to_arrow_schema
@@ -40,11 +45,10 @@ from crawldedup.pipeline.bloom_stage import (
     read_manifest,
 )
 from crawldedup.pipeline.context import DayContext, timed
+from crawldedup.pipeline.day_input import PartWriter
 from crawldedup.pipeline.day_keys import (
     DAY_KEYS_ARROW,
-    KEY_COLUMNS,
     explode_keys,
-    key_hash,
     key_rows,
     write_ranks,
 )
@@ -52,7 +56,14 @@ from crawldedup.pipeline.store_batches import in_batches, store_batches, tuple_b
 from crawldedup.pipeline.work_files import read_work
 from crawldedup.retention import window_start
 from crawldedup.rules import Rule, enabled
-from crawldedup.stage_registry import CANDIDATES, DAY_KEYS, DOCS, LOOKUPS
+from crawldedup.stage_registry import (
+    CANDIDATES,
+    DAY_KEYS,
+    DOCS,
+    KEY_BUCKETS,
+    LOOKUPS,
+    SAME_DAY,
+)
 from crawldedup.store import Store
 from crawldedup.store.schema import parse_posting, posting_doc_id, posting_simhash
 
@@ -82,15 +93,19 @@ def own_text_key_of(rule: Column, key: Column) -> Column:
     return (rule == _LSH) & key.endswith(OWN_KEY_SUFFIX)
 
 
-def _first_sight(seen: set[tuple[str, str, str]], doc: str, rule: str, cand: str) -> bool:
-    """Whether this task meets (doc, rule, cand) for the first time. A pair sharing
-    several keys of a rule (LSH bands, SimHash blocks) is one row per task, not one per
-    key: near copies share most of their 20 bands. Rules with one key per document never
-    repeat a pair, so only multi-key rules are remembered; nor do paragraph keys, whose
-    rows are summed (every shared paragraph counts, see :func:`earliest_per_rule`)."""
+def _first_sight(
+    seen: set[tuple[str, str, str, bool]], doc: str, rule: str, cand: str, own: bool = False
+) -> bool:
+    """Whether this task meets (doc, rule, cand) for the first time, through an own-text
+    key (``own``) or another. A pair sharing several keys of a rule (LSH bands, SimHash
+    blocks) is one row per task, not one per key: near copies share most of their 20
+    bands. The own-text key's row is kept beside a band's (it ranks the pair first,
+    :func:`earliest_per_rule`), whichever of them the task met first. Rules with one key
+    per document never repeat a pair, so only multi-key rules are remembered; nor do
+    paragraph keys, whose rows are summed (every shared paragraph counts)."""
     if rule not in _MULTI_KEY or rule == _PARAGRAPH:
         return True
-    pair = (doc, rule, cand)
+    pair = (doc, rule, cand, own)
     if pair in seen:
         return False
     seen.add(pair)
@@ -128,7 +143,7 @@ def _group_pairs(
     simhash_rule = Rule.SIMHASH.value
 
     def rows() -> Iterator[tuple[str, str, str, str, str, str, int | None, bool]]:
-        seen: set[tuple[str, str, str]] = set()  # see _first_sight
+        seen: set[tuple[str, str, str, bool]] = set()  # see _first_sight
         n, i = len(ids), 0
         while i < n:
             j = i + 1
@@ -143,36 +158,64 @@ def _group_pairs(
                 for b in range(i, min(a, i + cap)):
                     if rule == simhash_rule and not _near(hashes[a], hashes[b], max_distance):
                         continue
-                    if _first_sight(seen, ids[a], rule, ids[b]):
+                    if _first_sight(seen, ids[a], rule, ids[b], own):
                         yield ids[a], fetched[a], rule, ids[b], fetched[b], day, shared, own
             i = j
 
     yield from tuple_batches(rows(), _SAME_DAY_ARROW)
 
 
+def write_key_buckets(rows: pa.Table, folder: str, index: int, buckets: int) -> None:
+    """Key rows split by key into ``buckets`` files of ``folder``
+    (``part-<index>-b<bucket>.parquet``, ``index``: the first docs file of the task that
+    read them): every row of a key, whichever task holds it, lands in the same bucket
+    (crc32 of the key)."""
+    keys = rows.column("key").to_pylist()
+    of = pa.array(
+        np.fromiter(
+            (zlib.crc32(k.encode("utf-8", "surrogatepass")) % buckets for k in keys),
+            np.int32,
+            len(keys),
+        )
+    )
+    for b in range(buckets):
+        part = rows.filter(pc.equal(of, b))
+        if part.num_rows:
+            pq.write_table(part, f"{folder}/part-{index:05d}-b{b:03d}.parquet")
+
+
 def same_day_pairs(
-    keys: DataFrame,
+    sc: SparkContext,
+    bucket_dir: str,
+    out_dir: str,
+    buckets: int,
     cap: int,
     day: str,
     max_distance: int,
-    partitions: int,
     max_docs: int = 1 << 30,
     ranked_dir: str | None = None,
-) -> DataFrame:
-    """Each document paired with up to ``cap`` earlier documents of the day per key.
-
-    One shuffle puts every row of a key in one partition (by ``_k``, :func:`key_hash`);
-    each partition is then paired in Python (:func:`_group_pairs`), where the window
-    ranks and the self-join of a SQL plan cost the driver JVM more than the pairing.
-    A SimHash block key is only shared in earnest when the whole hashes are within
-    ``max_distance`` bits; other pairs are block collisions and dropped here. With
-    ``ranked_dir`` each partition also writes its key rows ranked within the day there.
+) -> None:
+    """Each document paired with up to ``cap`` earlier documents of the day per key:
+    ``out_dir/part-<bucket>.parquet`` (``RANKED_CANDIDATES``), one Python task per key
+    bucket (:func:`write_key_buckets`), paired there by :func:`_group_pairs`. The probe
+    tasks wrote the buckets from the key rows they read anyway, so the day's key rows
+    never cross the JVM: no explode, no shuffle. A SimHash block key is only shared in
+    earnest when the whole hashes are within ``max_distance`` bits; other pairs are block
+    collisions and dropped. With ``ranked_dir`` each task also writes its key rows
+    ranked within the day there (task i: the bucket i).
     """
-    shuffled = key_hash(keys.select(*KEY_COLUMNS)).repartition(partitions, "_k").drop("_k")
-    return shuffled.mapInArrow(
-        lambda it: _group_pairs(it, cap, day, max_distance, max_docs, ranked_dir),
-        schemas.RANKED_CANDIDATES,
-    )
+
+    def pair_buckets(parts: Iterable[int]) -> Iterator[int]:
+        for b in parts:
+            files = sorted(Path(bucket_dir).glob(f"part-*-b{b:03d}.parquet"))
+            given = [batch for f in files for batch in pq.read_table(f).to_batches()]
+            out = PartWriter(Path(out_dir) / f"part-{b:05d}.parquet", _SAME_DAY_ARROW)
+            for found in _group_pairs(iter(given), cap, day, max_distance, max_docs, ranked_dir):
+                out.write(found)
+            out.close()
+            yield len(given)
+
+    sc.parallelize(range(buckets), buckets).mapPartitions(pair_buckets).count()
 
 
 def _near(a: str | None, b: str | None, max_distance: int) -> bool:
@@ -235,7 +278,7 @@ def _look_up(
 
     # A candidate is one row per task (_first_sight); the rows without a candidate (each
     # key's count of postings) all stay.
-    seen: set[tuple[str, str, str]] = set()
+    seen: set[tuple[str, str, str, bool]] = set()
 
     def lookup(store: Store, rule: str, batch: list[KeyRow]) -> Iterator[tuple[Any, ...]]:
         found = store.get(Rule(rule).table, [r["key"] for r in batch])
@@ -257,8 +300,9 @@ def _look_up(
                         near.append(posting)
             yield (r["id"], r["fetched_at"], rule, r["key"], len(postings), None, None, None)
             earlier = sorted(p for p in near if p[2] < day and p[1] != r["id"])
+            own = rule == _LSH and r["key"].endswith(OWN_KEY_SUFFIX)
             for cand_fetched, cand_id, cand_day in earlier[:cap]:
-                if not _first_sight(seen, r["id"], rule, cand_id):
+                if not _first_sight(seen, r["id"], rule, cand_id, own):
                     continue
                 yield (
                     r["id"],
@@ -360,19 +404,31 @@ def probe_earlier_days(
     broadcast = Lookups(
         lambda: small.value, store_url, day, cap, batch, counters, max_distance, since
     )
-    small_rules = [r for r in enabled(cfg.cascade.rules) if r.value not in big]
+    rules = enabled(cfg.cascade.rules)
+    small_rules = pa.array([r.value for r in rules if r.value not in big], pa.string())
     out = ctx.folder(LOOKUPS)
     shutil.rmtree(out, ignore_errors=True)
     out.mkdir(parents=True)
     folder = str(out)
+    bucket_dir = ctx.folder(KEY_BUCKETS)
+    shutil.rmtree(bucket_dir, ignore_errors=True)
+    bucket_dir.mkdir(parents=True)
+    into, buckets = str(bucket_dir), cfg.spark.shuffle_partitions
 
     def probe_files(parts: Iterable[tuple[int, str]]) -> Iterator[int]:
+        mine: list[pa.Table] = []  # the task's key rows: a file per bucket and task
+        first = None
         for i, path in parts:
-            rows = key_rows(pq.read_table(path, columns=_DOC_KEY_COLUMNS), small_rules)
+            rows = key_rows(pq.read_table(path, columns=_DOC_KEY_COLUMNS), rules)
+            mine.append(rows)
+            first = i if first is None else first
+            rows = rows.filter(pc.is_in(rows.column("rule"), small_rules))
             with pq.ParquetWriter(f"{folder}/part-{i:05d}.parquet", _LOOKUPS_ARROW) as w:
                 for found in broadcast.of_batches(rows.to_batches(max_chunksize=10_000)):
                     w.write_batch(found)
             yield rows.num_rows
+        if first is not None:
+            write_key_buckets(pa.concat_tables(mine), into, first, buckets)
 
     files = sorted(str(f) for f in ctx.folder(DOCS).glob("*.parquet"))
     # Two tasks per core, each a share of the files: a task loads the broadcast filters.
@@ -508,17 +564,25 @@ def run(spark: SparkSession, ctx: DayContext) -> dict[str, Any]:
         ranked_dir = ctx.folder(DAY_KEYS)
         shutil.rmtree(ranked_dir, ignore_errors=True)
         ranked_dir.mkdir(parents=True)
-        same_day = same_day_pairs(
-            keys,
+        same_dir = ctx.folder(SAME_DAY)
+        shutil.rmtree(same_dir, ignore_errors=True)
+        same_dir.mkdir(parents=True)
+        same_day_pairs(
+            sc,
+            str(ctx.folder(KEY_BUCKETS)),
+            str(same_dir),
+            cfg.spark.shuffle_partitions,
             cap,
             ctx.day,
             cfg.simhash.max_distance,
-            cfg.spark.shuffle_partitions,
             max_docs,
             str(ranked_dir),
         )
+        same_day = spark.read.schema(schemas.RANKED_CANDIDATES).parquet(str(same_dir))
         cands = earliest_per_rule(earlier.unionByName(same_day), cap, cfg.spark.shuffle_partitions)
         cands.write.mode("overwrite").parquet(ctx.path(CANDIDATES))
+        for scratch in (KEY_BUCKETS, SAME_DAY):  # read by the write above, not after
+            shutil.rmtree(ctx.folder(scratch), ignore_errors=True)
         if not any(ranked_dir.glob("*.parquet")):  # no key at all: the schema alone
             pq.write_table(DAY_KEYS_ARROW.empty_table(), ranked_dir / "part-00000.parquet")
         written = read_work(spark, ctx.path(CANDIDATES))

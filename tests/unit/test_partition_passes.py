@@ -74,6 +74,20 @@ def test_a_pair_sharing_several_band_keys_is_one_row() -> None:
     assert sorted(out) == [("b", "lsh", "a"), ("b", "title", "a")]
 
 
+def test_the_own_text_key_row_stays_beside_a_band_row_met_first() -> None:
+    # "band0" sorts before the own-text key: the task meets the pair through a band
+    # first. The own-text row must stay, or the ranking (own text first) would depend
+    # on which keys share a task.
+    h = "0" * 16
+    rows = [(d, t, "lsh", k, h) for d, t in (("a", "1"), ("b", "2")) for k in ("band0", "zz.own")]
+    out = [
+        (r["id"], r["cand_id"], r["own_text"])
+        for b in _group_pairs(iter(_keys(rows)), 10, DAY, 3)
+        for r in b.to_pylist()
+    ]
+    assert sorted(out) == [("b", "a", False), ("b", "a", True)]
+
+
 def test_an_empty_partition_gives_no_batch() -> None:
     assert list(_group_pairs(iter([]), 5, DAY, 3)) == []
 
