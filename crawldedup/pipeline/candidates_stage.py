@@ -171,17 +171,21 @@ def write_key_buckets(rows: pa.Table, folder: str, index: int, buckets: int) -> 
     read them): every row of a key, whichever task holds it, lands in the same bucket
     (crc32 of the key)."""
     keys = rows.column("key").to_pylist()
-    of = pa.array(
-        np.fromiter(
-            (zlib.crc32(k.encode("utf-8", "surrogatepass")) % buckets for k in keys),
-            np.int32,
-            len(keys),
-        )
+    of = np.fromiter(
+        (zlib.crc32(k.encode("utf-8", "surrogatepass")) % buckets for k in keys),
+        np.int64,
+        len(keys),
     )
-    for b in range(buckets):
-        part = rows.filter(pc.equal(of, b))
-        if part.num_rows:
-            pq.write_table(part, f"{folder}/part-{index:05d}-b{b:03d}.parquet")
+    # One sort by bucket, then a slice per bucket (not a filter per bucket).
+    ordered = rows.take(pa.array(np.argsort(of, kind="stable")))
+    start = 0
+    for b, n in enumerate(np.bincount(of, minlength=buckets).tolist()):
+        if n:
+            out = PartWriter(Path(folder) / f"part-{index:05d}-b{b:03d}.parquet", ordered.schema)
+            for batch in ordered.slice(start, n).to_batches():
+                out.write(batch)
+            out.close()
+            start += n
 
 
 def same_day_pairs(
