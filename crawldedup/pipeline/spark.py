@@ -17,6 +17,8 @@ _LOG4J = Path(__file__).with_name("log4j2.properties")
 SHIPPED_CONF_DIR = Path(__file__).with_name("spark-conf")
 # The variable Spark's SQL Python runners set for their workers (see build_session).
 SHARED_WORKER_ENV = "SPARK_SIMPLIFIED_TRACEBACK"
+# The Python worker daemon of crawldedup's jobs.
+WORKER_DAEMON = "crawldedup.pipeline.worker_daemon"
 
 
 def default_conf_dir(environ: Mapping[str, str] | None = None) -> str | None:
@@ -40,6 +42,23 @@ def _pyspark_home() -> str | None:
         return str(_find_spark_home())
     except SystemExit:  # it exits when it finds none
         return None
+
+
+def _local_workers(master: str | None) -> bool:
+    """Whether the Python workers run on this machine, with this installation of
+    crawldedup: a local master, and crawldedup not imported from a ``--py-files`` zip.
+    Elsewhere a worker daemon cannot import a module of the zip (Spark puts py-files on
+    a worker's path only once its task starts); a cluster whose executors install
+    crawldedup sets ``spark.python.daemon.module`` in its own Spark configuration
+    (docs/operations.md#spark-settings-for-daily-batches)."""
+    if ".zip" in Path(__file__).as_posix():
+        return False
+    if master is None:  # under spark-submit: the master it was given
+        from pyspark import SparkConf, SparkContext
+
+        SparkContext._ensure_initialized()
+        master = SparkConf().get("spark.master", "")
+    return master.startswith("local")
 
 
 def build_session(
@@ -83,6 +102,10 @@ def build_session(
     # Under spark-submit the JVM already exists and owns the master setting.
     if master is None and "PYSPARK_GATEWAY_PORT" not in os.environ:
         master = cfg.spark.master
+    if _local_workers(master):
+        # Workers forked with the stages' modules loaded and frozen out of the collector
+        # that pyspark runs after every task (crawldedup/pipeline/worker_daemon.py).
+        builder = builder.config("spark.python.daemon.module", WORKER_DAEMON)
     if master:
         # This call starts the driver JVM: pyspark hands the builder's settings to
         # spark-submit as --conf, so the driver's options take effect here.

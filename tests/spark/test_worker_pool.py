@@ -1,4 +1,5 @@
-"""The stages' RDD jobs and their Arrow (SQL) jobs share one pool of Python workers.
+"""The stages' RDD jobs and their Arrow (SQL) jobs share one pool of Python workers,
+forked by crawldedup's daemon with the stages' modules loaded and frozen.
 
 Spark keeps one pool (a daemon and the workers it forks) per set of worker environment
 variables; without ``build_session``'s setting the two kinds of job start two daemons,
@@ -7,7 +8,9 @@ and every worker of the second imports the package again.
 
 from __future__ import annotations
 
+import gc
 import os
+import sys
 from collections.abc import Iterator
 from typing import Any
 
@@ -30,3 +33,31 @@ def test_rdd_and_arrow_jobs_run_in_workers_of_one_daemon(spark: Any) -> None:
     assert len(rdd_daemons) == 1, rdd_daemons
     assert arrow_daemons == rdd_daemons
     assert os.getpid() not in rdd_daemons  # forked workers, not the driver itself
+
+
+def _worker_state(_: object) -> tuple[int, bool, str]:
+    spec = getattr(sys.modules["__main__"], "__spec__", None)
+    loaded = "crawldedup.pipeline.candidates_stage" in sys.modules
+    return gc.get_freeze_count(), loaded, spec.name if spec else ""
+
+
+def test_workers_are_forked_with_the_stages_loaded_and_frozen_out_of_the_collector(
+    spark: Any,
+) -> None:
+    """pyspark's daemon collects garbage after every task: the objects the imports made
+    are frozen before the fork, so those collections do not walk them."""
+    states = set(spark.sparkContext.parallelize(range(4), 2).map(_worker_state).collect())
+    for frozen, loaded, daemon in states:
+        assert daemon == "crawldedup.pipeline.worker_daemon"
+        assert loaded  # imported by the daemon, before any task asked for it
+        assert frozen > 10_000, frozen
+
+
+def test_the_daemon_is_chosen_only_where_workers_run_this_installation() -> None:
+    from crawldedup.pipeline.spark import _local_workers
+
+    assert _local_workers("local[*]") and _local_workers("local[2]")
+    # A cluster's workers may have crawldedup only in the --py-files zip, which a daemon
+    # cannot import: there the cluster's own Spark configuration chooses.
+    assert not _local_workers("spark://spark-master:7077")
+    assert not _local_workers("yarn")
