@@ -11,11 +11,45 @@ This daemon imports what the tasks import before it forks, then freezes those ob
 out of the collector (``gc.freeze()``, as the gc module's documentation advises for a
 server that forks workers). A worker starts with the modules loaded instead of
 importing them itself, and its collections walk only what its tasks made.
+
+Where pyspark is installed by pip, Spark still puts archives first on a worker's path:
+its copies of pyspark and py4j as zips (``pyspark/python/lib``) and its core jar (5,854
+entries, no Python in it). Imported from a zip, every module is compiled again at each
+start (a zip keeps no bytecode cache), and a worker rereads the directory of each archive
+at each task (pyspark calls ``importlib.invalidate_caches()``). The daemon takes those
+archives off its path when they lie inside the installed pyspark, whose own files are the
+same code.
 """
 
 from __future__ import annotations
 
 import gc
+import sys
+from pathlib import Path
+
+
+def _installed_copies_off_path() -> None:
+    """sys.path (and its finders) without the archives of the installed pyspark's
+    ``python/lib`` and ``jars``."""
+    installed = next(
+        (
+            Path(p) / "pyspark"
+            for p in sys.path
+            if p and not p.endswith(".zip") and (Path(p) / "pyspark" / "__init__.py").is_file()
+        ),
+        None,
+    )
+    if installed is None:  # a Spark distribution: its zips are the only pyspark
+        return
+    folders = {(installed / "python" / "lib").resolve(), (installed / "jars").resolve()}
+
+    def copy(p: str) -> bool:
+        return p.endswith((".zip", ".jar")) and Path(p).resolve().parent in folders
+
+    sys.path[:] = [p for p in sys.path if not copy(p)]
+    # Finders already made for them (the import of this module looked there first).
+    for p in [p for p in sys.path_importer_cache if copy(p)]:
+        del sys.path_importer_cache[p]
 
 
 def _preload() -> None:
@@ -28,6 +62,7 @@ def _preload() -> None:
 
 
 def main() -> None:
+    _installed_copies_off_path()
     gc.disable()  # no collection leaves holes in the pages the workers share
     try:
         _preload()

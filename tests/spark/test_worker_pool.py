@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pyarrow as pa
+import pytest
 
 
 def _daemon_of(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
@@ -61,3 +62,29 @@ def test_the_daemon_is_chosen_only_where_workers_run_this_installation() -> None
     # cannot import: there the cluster's own Spark configuration chooses.
     assert not _local_workers("spark://spark-master:7077")
     assert not _local_workers("yarn")
+
+
+def _archives_on_path(_: object) -> list[str]:
+    import zipimport
+
+    finders = [
+        p for p, f in sys.path_importer_cache.items() if isinstance(f, zipimport.zipimporter)
+    ]
+    return sorted({*finders, *(p for p in sys.path if p.endswith((".zip", ".jar")))})
+
+
+def test_workers_import_the_installed_pyspark_not_its_archives(spark: Any) -> None:
+    """Spark puts pyspark.zip, py4j's zip and its core jar first on a worker's path; with
+    pyspark installed they are copies, which a worker would compile from and reread at
+    every task."""
+    import pyspark
+
+    installed = os.path.dirname(pyspark.__file__)
+    if not os.path.isfile(os.path.join(installed, "python", "lib", "pyspark.zip")):
+        pytest.skip("a Spark distribution: its archives are the only pyspark")
+    found = spark.sparkContext.parallelize(range(2), 2).map(_archives_on_path).collect()
+    for archives in found:
+        assert not [a for a in archives if a.startswith(installed)], archives
+    assert spark.sparkContext.parallelize([0], 1).map(
+        lambda _: __import__("pyspark").__file__
+    ).collect() == [pyspark.__file__]
