@@ -165,11 +165,16 @@ def _group_pairs(
     yield from tuple_batches(rows(), _SAME_DAY_ARROW)
 
 
+# The column of a key bucket file that names each row's bucket: one value per row group.
+BUCKET = "bucket"
+
+
 def write_key_buckets(rows: pa.Table, folder: str, index: int, buckets: int) -> None:
-    """Key rows split by key into ``buckets`` files of ``folder``
-    (``part-<index>-b<bucket>.parquet``, ``index``: the first docs file of the task that
-    read them): every row of a key, whichever task holds it, lands in the same bucket
-    (crc32 of the key)."""
+    """Key rows split by key into ``buckets`` buckets: one file of ``folder`` for the task
+    (``part-<index>.parquet``, ``index``: the first docs file of the task that read them),
+    a bucket's rows in row groups of their own, their bucket in column ``BUCKET``. Every
+    row of a key, whichever task holds it, lands in the same bucket (crc32 of the key).
+    A day writes as many files as probe tasks, whatever ``buckets`` is."""
     keys = rows.column("key").to_pylist()
     of = np.fromiter(
         (zlib.crc32(k.encode("utf-8", "surrogatepass")) % buckets for k in keys),
@@ -177,15 +182,25 @@ def write_key_buckets(rows: pa.Table, folder: str, index: int, buckets: int) -> 
         len(keys),
     )
     # One sort by bucket, then a slice per bucket (not a filter per bucket).
-    ordered = rows.take(pa.array(np.argsort(of, kind="stable")))
+    order = np.argsort(of, kind="stable")
+    ordered = rows.take(pa.array(order)).append_column(BUCKET, pa.array(of[order], pa.int32()))
+    out = PartWriter(Path(folder) / f"part-{index:05d}.parquet", ordered.schema)
     start = 0
-    for b, n in enumerate(np.bincount(of, minlength=buckets).tolist()):
-        if n:
-            out = PartWriter(Path(folder) / f"part-{index:05d}-b{b:03d}.parquet", ordered.schema)
-            for batch in ordered.slice(start, n).to_batches():
-                out.write(batch)
-            out.close()
-            start += n
+    for n in np.bincount(of, minlength=buckets).tolist():
+        # Each write is a row group: its statistics give the bucket to a reader's filter.
+        for batch in ordered.slice(start, n).to_batches():
+            out.write(batch)
+        start += n
+    out.close()
+
+
+def read_key_bucket(folder: str, bucket: int) -> list[pa.RecordBatch]:
+    """The rows of one bucket, from every task's file: only its row groups are read."""
+    found: list[pa.RecordBatch] = []
+    for f in sorted(Path(folder).glob("part-*.parquet")):
+        table = pq.read_table(f, filters=[(BUCKET, "=", bucket)])
+        found += table.drop_columns([BUCKET]).to_batches()
+    return found
 
 
 def same_day_pairs(
@@ -211,8 +226,7 @@ def same_day_pairs(
 
     def pair_buckets(parts: Iterable[int]) -> Iterator[int]:
         for b in parts:
-            files = sorted(Path(bucket_dir).glob(f"part-*-b{b:03d}.parquet"))
-            given = [batch for f in files for batch in pq.read_table(f).to_batches()]
+            given = read_key_bucket(bucket_dir, b)
             out = PartWriter(Path(out_dir) / f"part-{b:05d}.parquet", _SAME_DAY_ARROW)
             for found in _group_pairs(iter(given), cap, day, max_distance, max_docs, ranked_dir):
                 out.write(found)
@@ -420,7 +434,7 @@ def probe_earlier_days(
     into, buckets = str(bucket_dir), cfg.spark.shuffle_partitions
 
     def probe_files(parts: Iterable[tuple[int, str]]) -> Iterator[int]:
-        mine: list[pa.Table] = []  # the task's key rows: a file per bucket and task
+        mine: list[pa.Table] = []  # the task's key rows: one file, a row group per bucket
         first = None
         for i, path in parts:
             rows = key_rows(pq.read_table(path, columns=_DOC_KEY_COLUMNS), rules)

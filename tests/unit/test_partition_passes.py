@@ -148,3 +148,38 @@ def test_the_same_day_pass_writes_every_key_row_ranked_within_the_day(tmp_path: 
     one.mkdir()
     list(_group_pairs(iter(_keys(rows[:1])), 10, DAY, 3, ranked_dir=str(one)))
     assert pq.read_table(one / "part-00000.parquet").column("rank").to_pylist() == [1]
+
+
+def test_key_buckets_are_one_file_per_task_read_one_bucket_at_a_time(tmp_path: Path) -> None:
+    """Every key row lands in its key's bucket whichever task wrote it; a task writes one
+    file (not one per bucket), each of its row groups holding one bucket."""
+    import zlib
+
+    from crawldedup.pipeline.candidates_stage import BUCKET, read_key_bucket, write_key_buckets
+
+    buckets = 7
+    tasks = [
+        [(f"d{t}{i}", "2026-11-01T00:00:00", "lsh", f"k{i % 23}.{i % 3}", "") for i in range(60)]
+        for t in range(3)
+    ]
+    for t, rows in enumerate(tasks):
+        write_key_buckets(pa.Table.from_batches(_keys(rows)), str(tmp_path), t * 10, buckets)
+    files = sorted(tmp_path.glob("*.parquet"))
+    assert [f.name for f in files] == [
+        "part-00000.parquet",
+        "part-00010.parquet",
+        "part-00020.parquet",
+    ]
+    for f in files:
+        meta = pq.ParquetFile(f).metadata
+        col = meta.schema.names.index(BUCKET)
+        groups = [meta.row_group(g).column(col).statistics for g in range(meta.num_row_groups)]
+        assert all(s.min == s.max for s in groups)  # a row group, one bucket
+    seen: list[tuple[str, str]] = []
+    for b in range(buckets):
+        found = [r for batch in read_key_bucket(str(tmp_path), b) for r in batch.to_pylist()]
+        assert all(zlib.crc32(r["key"].encode()) % buckets == b for r in found)
+        assert all(BUCKET not in r for r in found)
+        seen += [(r["id"], r["key"]) for r in found]
+    every = [(r[0], r[3]) for rows in tasks for r in rows]
+    assert sorted(seen) == sorted(every)
