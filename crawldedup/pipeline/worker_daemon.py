@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import gc
 import sys
+import traceback
 from pathlib import Path
 
 
@@ -61,14 +62,24 @@ def _preload() -> None:
     import crawldedup.pipeline.stages  # noqa: F401
 
 
-def main() -> None:
+def prepare() -> None:
+    """The daemon's state before it forks: its path, the modules loaded, frozen."""
     _installed_copies_off_path()
     gc.disable()  # no collection leaves holes in the pages the workers share
     try:
         _preload()
+    except Exception:
+        # Not fatal: a task that imports the same module raises the error itself, in its
+        # traceback, where Spark reports it; a daemon that died here would only leave
+        # "Python worker exited unexpectedly". Standard error: stdout is the protocol.
+        traceback.print_exc()
     finally:
         gc.freeze()
         gc.enable()
+
+
+def main() -> None:
+    prepare()
     from pyspark.daemon import manager
 
     manager()

@@ -88,3 +88,24 @@ def test_workers_import_the_installed_pyspark_not_its_archives(spark: Any) -> No
     assert spark.sparkContext.parallelize([0], 1).map(
         lambda _: __import__("pyspark").__file__
     ).collect() == [pyspark.__file__]
+
+
+def test_a_module_that_fails_to_load_leaves_the_daemon_running(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A failed import in the daemon is the task's to report, not the daemon's to die of.
+    The failure is simulated (an install broken on purpose would break this test run)."""
+    from crawldedup.pipeline import worker_daemon
+
+    def broken() -> None:
+        raise ImportError("No module named 'lxml_html_clean'")
+
+    monkeypatch.setattr(worker_daemon, "_preload", broken)
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    try:
+        worker_daemon.prepare()
+        assert gc.isenabled()
+        assert gc.get_freeze_count() > 0
+    finally:
+        gc.unfreeze()
+    assert "No module named 'lxml_html_clean'" in capsys.readouterr().err
