@@ -76,7 +76,7 @@ def _archives_on_path(_: object) -> list[str]:
 def test_workers_import_the_installed_pyspark_not_its_archives(spark: Any) -> None:
     """Spark puts pyspark.zip, py4j's zip and its core jar first on a worker's path; with
     pyspark installed they are copies, which a worker would compile from and reread at
-    every task."""
+    its first task."""
     import pyspark
 
     installed = os.path.dirname(pyspark.__file__)
