@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from crawldedup.core.boilerplate import (
     FILL_PREFIX,
     SHAPE_PREFIX,
@@ -223,3 +226,42 @@ def test_a_heading_longer_than_the_text_under_it_stays() -> None:
     runs = ["mount - mount filesystem · NAME\nmount - mount filesystem"]
     assert without_title_heading(runs, title) == runs
     assert own_text_key(without_title_heading(runs, title)) == own_text_key(runs)
+
+
+def _runs_sketch_run_by_run(runs: list[str]) -> str:
+    """runs_sketch's definition: each run's term shingles on its own, then one sketch."""
+    import numpy as np
+
+    from crawldedup.config import Config
+    from crawldedup.core.fingerprint import (
+        codepoint_shingle_hashes,
+        sketch_of_hashes,
+        term_ids,
+    )
+    from crawldedup.core.normalize import codepoints, fold
+
+    cfg = Config()
+    shingled = [
+        codepoint_shingle_hashes(term_ids(fold(r), codepoints(fold(r))), cfg.lsh.shingle_terms)
+        for r in runs
+    ]
+    hashes = np.concatenate(shingled) if shingled else np.zeros(0, dtype=np.uint64)
+    return sketch_of_hashes(hashes, cfg.simhash.sketch_size)
+
+
+_RUN_TEXT = st.text(
+    alphabet=st.sampled_from(list("ab z9,.\n\u3000ＡＢ１") + list("中文页面转载自网站相关")),
+    max_size=40,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_RUN_TEXT | st.text(max_size=12), max_size=8))
+def test_the_sketch_of_runs_is_each_runs_shingles_on_its_own(runs: list[str]) -> None:
+    """Terms found over the runs laid end to end and cut back per run give the shingles of
+    each run on its own: none spans two runs, none is lost."""
+    from crawldedup.config import Config
+    from crawldedup.core.fingerprint import runs_sketch
+
+    cfg = Config()
+    assert runs_sketch(runs, cfg.simhash, cfg.lsh) == _runs_sketch_run_by_run(runs)
