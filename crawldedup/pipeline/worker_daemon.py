@@ -55,7 +55,8 @@ def _installed_copies_off_path() -> None:
 
 
 def _preload() -> None:
-    """The modules every stage's tasks import (the stage registry imports the stages)."""
+    """The modules every stage's tasks import (``crawldedup.pipeline.stages`` imports
+    every stage's module)."""
     import pyarrow.compute
     import pyarrow.parquet  # noqa: F401
     import pyspark.worker  # noqa: F401
