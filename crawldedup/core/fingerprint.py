@@ -292,9 +292,7 @@ def _term_ids(cp: np.ndarray, cjk: np.ndarray, latin: np.ndarray, words: list[st
         out: np.ndarray = cp[cjk].astype(np.uint64)
         return out
     # A term starts at every CJK character and at the first character of every run.
-    starts = np.empty(len(cp), dtype=bool)
-    starts[0] = latin[0]
-    np.greater(latin[1:], latin[:-1], out=starts[1:])
+    starts = _run_starts(latin)
     keep = starts | cjk
     ids: np.ndarray = cp[keep].astype(np.uint64)
     ids[starts[keep]] = _run_ids(words)
@@ -500,21 +498,20 @@ def runs_sketch(runs: Iterable[str], sh: SimhashConfig, lsh: LshConfig) -> str:
     latin, cjk = cls == _IS_LATIN, cls == _IS_CJK
     ids = _term_ids(cp, cjk, latin, latin_runs(cp, latin))
     ends = np.cumsum([len(f) + 1 for f in folded])[:-1]  # where each next run starts
-    per_run = np.split(ids, np.searchsorted(_term_starts(cjk, latin), ends))
+    term_at = np.flatnonzero(_run_starts(latin) | cjk)  # where each of ``ids`` starts
+    per_run = np.split(ids, np.searchsorted(term_at, ends))
     shingled = _shingle_hashes_of_runs(tuple(per_run), lsh.shingle_terms) if folded else []
     hashes = np.concatenate(shingled) if shingled else np.zeros(0, dtype=np.uint64)
     return _sketch_of_distinct(_sorted_distinct(hashes), sh.sketch_size)
 
 
-def _term_starts(cjk: np.ndarray, latin: np.ndarray) -> np.ndarray:
-    """The code point index where each term of :func:`_term_ids` starts, in order: every
-    CJK character and the first character of every Latin/digit run."""
+def _run_starts(latin: np.ndarray) -> np.ndarray:
+    """Per code point, given the Latin mask: whether a Latin/digit run starts there."""
     starts = np.zeros(len(latin), dtype=bool)
     if len(latin):
         starts[0] = latin[0]
         np.greater(latin[1:], latin[:-1], out=starts[1:])
-    out: np.ndarray = np.flatnonzero(starts | cjk)
-    return out
+    return starts
 
 
 def fingerprint(
