@@ -10,6 +10,7 @@ completes it.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
@@ -114,4 +115,20 @@ def earlier_incomplete(days: list[str]) -> IncompleteDay:
     return IncompleteDay(
         f"earlier day {days[-1]} is incomplete (its run stopped while publishing): "
         f"rerun {', '.join(days)} first"
+    )
+
+
+def published_by_other(day: str, published: Mapping[str, Any] | None, token: str) -> str | None:
+    """What ``crawldedup stage report --run-id TOKEN`` (the DAG's report task) says when
+    another run (``published["run"]``, the commit's run token) than this one published
+    the day last: its report shows that run's parameters, and says so. None when this run
+    published it (or the day predates the record of who did)."""
+    if not published or "run" not in published or published["run"] == token:
+        return None
+    other = str(published["run"] or "the command line (crawldedup run)").split("@")[0]
+    mine = token.split("@")[0]
+    return (
+        f"{day} was last published by {other}, not by this run ({mine}): this report shows "
+        f"that run's parameters (counts.published_by). To report this run's own, clear this "
+        "run from wait_for_crawl (Clear → 'Clear downstream' on the first task)"
     )

@@ -137,6 +137,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="who runs the stages (the DAG run): a retry with the same id resumes after "
         "the stages that run already finished",
     )
+    s.add_argument(
+        "--json",
+        action="store_true",
+        help="print the last stage's outcome as one JSON object on stdout (the report's "
+        "counts and gate failures, commit's parameters), also when the gate fails: what "
+        "the DAG's tasks push to XCom",
+    )
     common(s)
 
     v = sub.add_parser("verdicts", help="print day D's verdicts as JSON Lines")

@@ -5,6 +5,8 @@ pipeline's stages."""
 from __future__ import annotations
 
 import argparse
+import json
+import shlex
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -147,18 +149,61 @@ def cmd_stage(args: argparse.Namespace, cfg: Config) -> int:
     if not any(stage(n).spark for n in names):
         # Commit and report read counts and write a row: no JVM to start.
         with home_lock(ctx.home, what):
-            report = run_stages(None, ctx, tuple(names), _progress)
-        if report.get("gate_failures"):
-            raise GateFailed("; ".join(report["gate_failures"]))
-        return 0
+            result = run_stages(None, ctx, tuple(names), _progress)
+        return _stage_outcome(args, ctx, names[-1], result)
     with home_lock(ctx.home, what):
         preflight(ctx, tuple(names))
         with store_lock(ctx.store, what, progress=_progress):
             spark = build_session(cfg, f"crawldedup-{'-'.join(names)}")
             try:
-                report = run_stages(spark, ctx, tuple(names), _progress)
+                result = run_stages(spark, ctx, tuple(names), _progress)
             finally:
                 spark.stop()
-    if report.get("gate_failures"):
-        raise GateFailed("; ".join(report["gate_failures"]))
+    return _stage_outcome(args, ctx, names[-1], result)
+
+
+def _stage_outcome(
+    args: argparse.Namespace, ctx: DayContext, last: str, result: dict[str, Any]
+) -> int:
+    """What ``crawldedup stage`` says once its stages ran: for the report, who published
+    the day, its counts and where its page is (stderr); with ``--json`` the last stage's
+    outcome on stdout (the DAG's tasks push it to XCom), printed before the gate fails."""
+    outcome: dict[str, Any] = result
+    if last == "report":
+        outcome = _report_outcome(args, ctx, result)
+    elif last == "commit":
+        outcome = {"published_with": result.get("published_with", {})}
+    if args.json:
+        print(json.dumps(outcome, default=str), flush=True)
+    if last == "report" and result.get("gate_failures"):
+        raise GateFailed("; ".join(result["gate_failures"]))
     return 0
+
+
+def _report_outcome(
+    args: argparse.Namespace, ctx: DayContext, report: dict[str, Any]
+) -> dict[str, Any]:
+    from crawldedup.day_state import published_by_other
+    from crawldedup.store.open import resolve_store_url
+
+    if args.run_id and not ctx.dry_run:
+        other = published_by_other(ctx.day, report.get("config"), args.run_id)
+        if other:
+            _progress(f"warning: {other}")
+    counts: dict[str, Any] = report["counts"]
+    dry = " [dry run: nothing written]" if ctx.dry_run else ""
+    _progress(
+        f"{ctx.day}: {counts['documents']} documents, {counts['unique']} unique, "
+        f"{counts['duplicates_total']} duplicates {counts['duplicates']}, "
+        f"{counts['quarantined_total']} quarantined; duplicate rate "
+        f"{counts['duplicate_rate']} (trailing {counts['trailing_duplicate_rate']} over "
+        f"{counts['trailing_days']} day(s)){dry}"
+    )
+    page = ctx.read_stats("report").get("html")
+    if page:  # the day's HTML page (not in a dry run)
+        again = ["crawldedup", "report", "--date", ctx.day, "--html", "--home", str(ctx.home)]
+        if ctx.store != resolve_store_url("", ctx.home):  # the store is not home's own
+            again += ["--store", ctx.store]
+        _progress(f"HTML report: {page}")
+        _progress(f"to write it again: {shlex.join(again)}")
+    return {"counts": counts, "gate_failures": report["gate_failures"], "html": page}

@@ -46,12 +46,12 @@ __all__ = [
     "logical_date_check",
     "previous_day",
     "previous_day_check",
-    "published_by_check",
     "run_config",
     "run_overrides",
     "run_path",
     "run_token",
     "spark_conf",
+    "stage_args",
 ]
 
 
@@ -271,46 +271,37 @@ def run_token(run_id: str, run: Mapping[str, Any]) -> str:
     return f"{run_id}@{run.get('resolved_at', '')}"
 
 
-def published_by_check(day: str, published: Mapping[str, Any] | None, token: str) -> str | None:
-    """What a report task says before it reports the day when another run
-    (``published["run"]``, the commit's run token) than this one (``token``) published
-    it last: its report shows that run's parameters, and says so. None when this run
-    published it (or the day predates the record of who did)."""
-    if not published or "run" not in published or published["run"] == token:
-        return None
-    other = str(published["run"] or "the command line (crawldedup run)").split("@")[0]
-    mine = token.split("@")[0]
-    return (
-        f"{day} was last published by {other}, not by this run ({mine}): this report shows "
-        f"that run's parameters (counts.published_by). To report this run's own, clear this "
-        "run from wait_for_crawl (Clear → 'Clear downstream' on the first task)"
-    )
+def stage_args(params: Mapping[str, Any], run: Mapping[str, Any], run_id: str) -> dict[str, Any]:
+    """The day's arguments of ``crawldedup stage`` for one run (the keywords of
+    ``stage_registry.stage_argv``): the sensor resolves them once into its XCom
+    (``stage_args``), which the commit and report tasks pass to the command line; the
+    dedup task's application gets the same (:func:`day_args`).
+
+    ``run`` is what the sensor resolved and checked (crawl_date and ``RUN_PATHS``: input,
+    home, store, topics_library, config); ``params`` are the run's params (their paths are
+    not read here). Every stage gets the same config file and overrides, so each sees the
+    configuration the run was triggered with.
+    """
+    return {
+        "day": str(run["crawl_date"]),
+        "home": str(run["home"]),
+        "store": str(run["store"]),
+        "input_dir": str(run["input"]),
+        "config": run_path(run, "config"),
+        "overrides": run_overrides(params, run),
+        "dry_run": bool(params.get("dry_run")),
+        "replace": bool(params.get("replace")),
+        "run_id": run_token(run_id, run),
+    }
 
 
 def day_args(params: Mapping[str, Any], run: Mapping[str, Any], run_id: str) -> list[str]:
     """The command line of ``jobs/day.py`` for one run (a template macro of the DAG):
     every Spark stage the run's configuration runs (``stage_registry.spark_stages``), in
-    one application.
-
-    ``run`` is what the sensor resolved and checked (crawl_date and ``RUN_PATHS``: input,
-    home, store, topics_library, config); ``params`` are the run's params (their paths are
-    not read here). The stages, and the commit and report tasks after them, get the same
-    config file and overrides, so each sees the configuration the run was triggered with.
-    """
+    one application, with the run's :func:`stage_args`."""
     from crawldedup.stage_registry import spark_stages
 
-    return stage_argv(
-        spark_stages(run_config(params, run)),
-        day=str(run["crawl_date"]),
-        home=str(run["home"]),
-        store=str(run["store"]),
-        input_dir=str(run["input"]),
-        config=run_path(run, "config"),
-        overrides=run_overrides(params, run),
-        dry_run=bool(params.get("dry_run")),
-        replace=bool(params.get("replace")),
-        run_id=run_token(run_id, run),
-    )
+    return stage_argv(spark_stages(run_config(params, run)), **stage_args(params, run, run_id))
 
 
 def spark_conf(

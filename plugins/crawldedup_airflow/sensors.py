@@ -52,6 +52,7 @@ from crawldedup_airflow.day import (
     logical_date_check,
     previous_day,
     previous_day_check,
+    stage_args,
 )
 from crawldedup_airflow.runlog import log_crawl_day
 
@@ -145,21 +146,21 @@ class CrawlDaySensor(BaseSensorOperator):
             if not ok:
                 raise AirflowFailException(f"{day}: refused: {why}")
         # What every later task uses (day.RUN_PATHS): checked here, never re-read from params.
-        return PokeReturnValue(
-            is_done=True,
-            xcom_value={
-                "crawl_date": day,
-                "input": str(folder),
-                "home": paths.home,
-                "store": store,
-                "store_source": source,
-                "topics_library": paths.topics_library,
-                "config": paths.config,
-                # Names this resolution of the run: the dedup task's retries resume after
-                # the stages it finished (day.day_args); clearing from here starts afresh.
-                "resolved_at": datetime.now(UTC).isoformat(timespec="seconds"),
-            },
-        )
+        run: dict[str, Any] = {
+            "crawl_date": day,
+            "input": str(folder),
+            "home": paths.home,
+            "store": store,
+            "store_source": source,
+            "topics_library": paths.topics_library,
+            "config": paths.config,
+            # Names this resolution of the run: the dedup task's retries resume after
+            # the stages it finished (day.day_args); clearing from here starts afresh.
+            "resolved_at": datetime.now(UTC).isoformat(timespec="seconds"),
+        }
+        # The command line's day arguments, the commit and report tasks' whole input.
+        run["stage_args"] = stage_args(params, run, str(context["run_id"]))
+        return PokeReturnValue(is_done=True, xcom_value=run)
 
     @staticmethod
     def _check_manual_interval(context: Context, day: str) -> None:

@@ -1,18 +1,19 @@
-"""The Python tasks of a day, each through the one runner (``run_stages``): commit it (the
-verdicts' Asset event), report it (write the report, push its counts, apply the
-data-quality gate), and the relevance stage's outcome; and what the dedup task's
-application did, per stage."""
+"""The Python tasks of a day: commit it (the verdicts' Asset event) and report it (write
+the report, push its counts, apply the data-quality gate), each as the command line
+``crawldedup stage NAME`` with the run's day arguments (:mod:`.stage_process`), so through
+the one runner, its checks and its gate; the relevance stage's outcome; and what the
+dedup task's application did, per stage."""
 
 from __future__ import annotations
 
 import logging
-import shlex
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from airflow.sdk.exceptions import AirflowFailException
 
-from crawldedup_airflow.day import RunSetupError, published_by_check, run_config, run_token
+from crawldedup_airflow.day import RunSetupError, run_config
+from crawldedup_airflow.stage_process import run_stage
 
 if TYPE_CHECKING:
     from airflow.sdk import Context
@@ -72,102 +73,53 @@ def dedup_results(context: Context, sensor_task_id: str = "wait_for_crawl") -> d
     return out
 
 
-def _token(context: Context, run: dict[str, Any]) -> str:
-    """This DAG run's token (the one its dedup application and commit carry)."""
-    return run_token(str(context["run_id"]), run)
-
-
-def _run(stage: str, ctx: DayContext) -> dict[str, Any]:
-    """One stage without Spark, through the one runner (its checks and its gate)."""
-    from crawldedup.pipeline.stages import StageFailed, run_stages
-
-    try:
-        return run_stages(None, ctx, (stage,), progress=log.info)
-    except StageFailed as exc:
-        raise AirflowFailException(str(exc)) from exc
+def _day_args(run: dict[str, Any]) -> dict[str, Any]:
+    """The command line's day arguments the sensor resolved (``day.stage_args``)."""
+    if "stage_args" not in run:
+        raise AirflowFailException(
+            "the run resolved by wait_for_crawl has no stage_args (its XCom predates them): "
+            "clear wait_for_crawl, and the tasks after it, to resolve the run again"
+        )
+    args: dict[str, Any] = run["stage_args"]
+    return args
 
 
 def commit_day(context: Context, sensor_task_id: str = "wait_for_crawl") -> dict[str, Any]:
-    """Run the commit stage for the run's day: store the parameters it was published with
-    and remove its incomplete mark. Returns those parameters (the task's XCom)."""
-    from dataclasses import replace
-
-    # The commit records which run published the day (the report tasks check it).
-    run = _resolved_run(context, sensor_task_id)
-    ctx = replace(_day_context(context, run), run_id=_token(context, run))
-    stats = _run("commit", ctx)
-    if ctx.dry_run:
-        log.info("%s: dry run, nothing to commit", ctx.day)
+    """Run the commit stage for the run's day (``crawldedup stage commit``): store the
+    parameters it was published with, and which run published it, and remove its
+    incomplete mark. Returns those parameters (the task's XCom); empty in a dry run."""
+    args = _day_args(_resolved_run(context, sensor_task_id))
+    done = run_stage("commit", args, log)
+    done.raise_for_failure("commit")
+    if args["dry_run"]:
+        log.info("%s: dry run, nothing to commit", args["day"])
         return {}
-    params: dict[str, Any] = stats["published_with"]
-    log.info("%s committed: %s", ctx.day, params)
+    params: dict[str, Any] = done.outcome["published_with"]
+    log.info("%s committed: %s", args["day"], params)
     return params
 
 
 def report_and_gate(context: Context, sensor_task_id: str = "wait_for_crawl") -> dict[str, Any]:
-    """Run the report stage for the run's day, push ``counts`` to XCom, then gate the day.
+    """Run the report stage for the run's day as the command line runs it
+    (``crawldedup stage report``, no Spark): it writes ``H/work/dt=D/report.json``, the
+    day's HTML page and, unless dry-run, the store's ``days`` row, and applies the
+    data-quality gate against the previous ``trailing_days`` reports in the store.
 
-    The report stage needs no Spark (it sums the stages' ``stats/*.json``), so it runs
-    here, in-process, instead of paying a spark-submit JVM start: it writes
-    ``H/work/dt=D/report.json`` and, unless dry-run, the store's ``days`` row. The
-    trailing average is over the previous ``trailing_days`` reports in the store.
-
-    Returns the counts (also the task's return value); raises ``AirflowFailException``
-    (no retries: the data will not change) with every reason the day fails the gate.
+    Pushes the day's ``counts`` (and ``report_html``) to XCom, also when the gate fails;
+    returns the counts. Fails (no retries: the data will not change) with the command's
+    own line, the CLI's exit 3, when the day fails the gate.
     """
     ti = context["ti"]
-    run = _resolved_run(context, sensor_task_id)
-    ctx = _day_context(context, run)
-    report = _run("report", ctx)
-    # The report shows what the day was committed with (config); a report task cleared
-    # alone after another run published the day again says whose parameters those are.
-    other = (
-        None
-        if ctx.dry_run
-        else published_by_check(ctx.day, report.get("config"), _token(context, run))
-    )
-    if other:
-        log.warning("%s", other)
-    counts: dict[str, Any] = report["counts"]
-    # Pushed before the gate, so that a failed day still shows its numbers.
-    ti.xcom_push(key="counts", value=counts)
-    log.info(
-        "%s: %d documents, %d unique, %d duplicates %s, %d quarantined; duplicate rate %s "
-        "(trailing %s over %d day(s))%s",
-        ctx.day,
-        counts["documents"],
-        counts["unique"],
-        counts["duplicates_total"],
-        counts["duplicates"],
-        counts["quarantined_total"],
-        counts["duplicate_rate"],
-        counts["trailing_duplicate_rate"],
-        counts["trailing_days"],
-        " [dry run: nothing written]" if ctx.dry_run else "",
-    )
-
-    page = ctx.read_stats("report").get("html")
-    if page:  # the day's HTML page (the report stage wrote it; not in a dry run)
-        ti.xcom_push(key="report_html", value=page)
-        log.info("HTML report: %s", page)
-        log.info("to write it again: %s", shlex.join(_report_command(ctx)))
-    failures = report["gate_failures"]  # the runner's gate: the CLI's exit 3
-    if failures:
-        message = "data-quality gate failed: " + "; ".join(failures)
-        log.error(message)
-        raise AirflowFailException(message)
-    return counts
-
-
-def _report_command(ctx: DayContext) -> list[str]:
-    """The command that writes the day's page again from the repository (the quickstart's
-    home is not the CLI's default one); --store only when the store is not home's own."""
-    from crawldedup_airflow.stores import embedded_store_url
-
-    again = ["crawldedup", "report", "--date", ctx.day, "--html", "--home", str(ctx.home)]
-    if ctx.store != embedded_store_url(ctx.home):
-        again += ["--store", ctx.store]
-    return again
+    done = run_stage("report", _day_args(_resolved_run(context, sensor_task_id)), log)
+    counts = done.outcome.get("counts")
+    if counts is not None:  # pushed before the gate fails: a failed day shows its numbers
+        ti.xcom_push(key="counts", value=counts)
+    if done.outcome.get("html"):
+        ti.xcom_push(key="report_html", value=done.outcome["html"])
+    done.raise_for_failure("report")
+    assert counts is not None, "crawldedup stage report --json printed no counts"
+    result: dict[str, Any] = counts
+    return result
 
 
 def relevance_outcome(context: Context, sensor_task_id: str = "wait_for_crawl") -> dict[str, Any]:

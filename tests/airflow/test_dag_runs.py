@@ -489,7 +489,12 @@ def test_the_store_from_store_conn_id_or_an_allowed_url_reaches_the_later_tasks(
     )
     assert by_conn.tasks["wait_for_crawl"] == "success", by_conn.brief()
     resolved = dict(by_conn.xcom["wait_for_crawl.return_value"])
-    assert resolved.pop("resolved_at")  # when the sensor resolved it (in the run token)
+    resolved_at = resolved.pop("resolved_at")  # when the sensor resolved it (in the token)
+    # The command line's day arguments of the commit and report tasks: the same store.
+    args = resolved.pop("stage_args")
+    assert args["store"] == "hbase://10.9.9.9:9091/crawldedup?retries=2"
+    assert args["config"] == str(config.resolve())
+    assert args["run_id"].endswith(f"@{resolved_at}")
     assert resolved == {
         "crawl_date": "2026-11-01",
         "input": str(folder.resolve()),

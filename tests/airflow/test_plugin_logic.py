@@ -16,6 +16,7 @@ import jsonschema
 import pytest
 
 from crawldedup.config import Config, ConfigError, load_config
+from crawldedup.day_state import published_by_other
 from crawldedup.store import open_store
 from crawldedup_airflow.day import (
     RunSetupError,
@@ -24,7 +25,6 @@ from crawldedup_airflow.day import (
     day_args,
     day_dir,
     logical_date_check,
-    published_by_check,
     run_config,
     run_token,
     spark_conf,
@@ -322,14 +322,14 @@ def test_the_dags_knob_params_reach_set_with_the_files_checks(tmp_path: Path) ->
 def test_a_report_of_a_day_another_run_published_last_says_whose_it_is() -> None:
     mine = "backfill__2026-12-03T00:00:00+00:00@2026-12-05T00:10:00+00:00"
     later = "manual__crawl-2026-12-03__2026-12-05T01:00:00+00:00@2026-12-05T01:00:05+00:00"
-    assert published_by_check("2026-12-03", {"run": mine}, mine) is None
+    assert published_by_other("2026-12-03", {"run": mine}, mine) is None
     # Published before the record of who did: nothing to hold it against.
-    assert published_by_check("2026-12-03", {"documents": 3}, mine) is None
-    assert published_by_check("2026-12-03", None, mine) is None
-    said = published_by_check("2026-12-03", {"run": later}, mine)
+    assert published_by_other("2026-12-03", {"documents": 3}, mine) is None
+    assert published_by_other("2026-12-03", None, mine) is None
+    said = published_by_other("2026-12-03", {"run": later}, mine)
     assert said is not None
     assert said.startswith("2026-12-03 was last published by manual__crawl-2026-12-03__")
     assert "not by this run (backfill__2026-12-03T00:00:00+00:00)" in said and "@" not in said
     assert "clear this run from wait_for_crawl" in said
-    by_cli = published_by_check("2026-12-03", {"run": None}, mine)
+    by_cli = published_by_other("2026-12-03", {"run": None}, mine)
     assert by_cli is not None and "the command line (crawldedup run)" in by_cli
