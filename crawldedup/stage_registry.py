@@ -9,9 +9,10 @@ none of the day's other stages reads under a configuration (relevance, unless th
 cascade's cosine reads its vectors) has its failure deferred (``deferred_stages``): the
 runner records it, goes on, and raises it after the day is committed and reported, so it
 never holds back the day's verdicts.
-Adding a stage means declaring it here with its data and writing its module (its
-``run(spark, ctx) -> stats``, ``summary(stats)`` and ``EMPTY_DAY``), listed in
-:mod:`crawldedup.pipeline.stages`'s ``UNITS``; its place in the CLI and the DAG follows.
+Adding a stage means declaring it here with its data and writing its module,
+``crawldedup.pipeline.<name>_stage`` (its ``run(spark, ctx) -> stats``,
+``summary(stats)`` and ``EMPTY_DAY``; :func:`crawldedup.pipeline.stages.unit` loads it);
+its place in the CLI and the DAG follows.
 
 Pure (no pyspark): the DAG imports it while parsing. What each stage computes is in
 ``docs/algorithm.md``.

@@ -4,10 +4,12 @@ task of the DAG."""
 
 from __future__ import annotations
 
+import importlib
 import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from functools import cache
 from typing import Any
 
 from pyspark.sql import SparkSession
@@ -15,17 +17,6 @@ from pyspark.sql import SparkSession
 from crawldedup.code_version import code_version
 from crawldedup.day_state import RerunRefused, earlier_incomplete, incomplete_days
 from crawldedup.gate import day_counts, gate_failures, trailing_reports
-from crawldedup.ingest.records import html_extractor
-from crawldedup.pipeline import (
-    bloom_stage,
-    candidates_stage,
-    commit_stage,
-    fingerprint_stage,
-    publish_stage,
-    relevance_stage,
-    report_stage,
-    similarity_stage,
-)
 from crawldedup.pipeline.context import DayContext
 from crawldedup.stage_registry import NAMES, Stage, deferred_stages, plan, upstream
 from crawldedup.stage_registry import stage as registry_stage
@@ -46,26 +37,18 @@ class StageUnit:
     empty_day: dict[str, Any] | None
 
 
-def _unit(module: Any) -> tuple[str, StageUnit]:
-    """A stage module (``<name>_stage``) bound to its declaration."""
-    name = module.__name__.rsplit(".", 1)[1].removesuffix("_stage")
-    return name, StageUnit(registry_stage(name), module.run, module.summary, module.EMPTY_DAY)
+@cache
+def unit(name: str) -> StageUnit:
+    """Stage ``name`` bound to its module, ``crawldedup.pipeline.<name>_stage``, imported
+    the first time it is asked for: ``crawldedup stage report`` (the DAG's report task)
+    loads neither pandas nor the Spark stages' modules."""
+    module = importlib.import_module(f"crawldedup.pipeline.{name}_stage")
+    return StageUnit(registry_stage(name), module.run, module.summary, module.EMPTY_DAY)
 
 
-UNITS: dict[str, StageUnit] = dict(
-    _unit(m)
-    for m in (
-        fingerprint_stage,
-        relevance_stage,
-        bloom_stage,
-        candidates_stage,
-        similarity_stage,
-        publish_stage,
-        commit_stage,
-        report_stage,
-    )
-)
-assert tuple(UNITS) == NAMES, "crawldedup.stage_registry lists the stages, in order"
+def all_units() -> dict[str, StageUnit]:
+    """Every stage, in the registry's order (``crawldedup.stage_registry.NAMES``)."""
+    return {name: unit(name) for name in NAMES}
 
 
 _PY_ERROR = re.compile(r"^([A-Za-z_][\w.]*(?:Error|Exception|Exists|Failed|Interrupt)): (.*)$")
@@ -97,7 +80,7 @@ def summarize(stage: str, stats: dict[str, Any]) -> str:
     """One progress line of counts for a finished stage."""
     if "failed" in stats:
         return f"failed: {stats['failed']}"
-    return UNITS[stage].summary(stats)
+    return unit(stage).summary(stats)
 
 
 def preflight(ctx: DayContext, stages: tuple[str, ...]) -> None:
@@ -118,6 +101,8 @@ def preflight(ctx: DayContext, stages: tuple[str, ...]) -> None:
     if earlier:
         raise earlier_incomplete(earlier)
     if any(registry_stage(name).reads_input for name in stages):
+        from crawldedup.ingest.records import html_extractor
+
         try:
             html_extractor(ctx.cfg.extract.engine)
         except ImportError as exc:
@@ -231,15 +216,15 @@ def run_stages(
         if spark is not None:  # names the stage's Spark jobs in the UI and event log
             spark.sparkContext.setJobGroup(stage, f"crawldedup {stage} {ctx.day}")
         try:
-            unit = UNITS[stage]
-            if unit.empty_day is not None and empty is None:
+            one = unit(stage)
+            if one.empty_day is not None and empty is None:
                 empty = nothing_to_judge(ctx)
-            if unit.empty_day is not None and empty:
-                result = {**unit.empty_day, "seconds": 0.0, "nothing_to_judge": True}
+            if one.empty_day is not None and empty:
+                result = {**one.empty_day, "seconds": 0.0, "nothing_to_judge": True}
                 ctx.write_stats(stage, result)
             else:
                 # The runner opens only the work folders its stage declares.
-                result = unit.run(spark, replace(ctx, stage=stage))  # type: ignore[arg-type]
+                result = one.run(spark, replace(ctx, stage=stage))  # type: ignore[arg-type]
         except RerunRefused:
             raise  # a refusal, not a failure: the CLI exits 2 with its one line
         except Exception as exc:

@@ -55,13 +55,14 @@ def _installed_copies_off_path() -> None:
 
 
 def _preload() -> None:
-    """The modules every stage's tasks import (``crawldedup.pipeline.stages`` imports
-    every stage's module)."""
+    """The modules every stage's tasks import: every stage's module."""
     import pyarrow.compute
     import pyarrow.parquet  # noqa: F401
     import pyspark.worker  # noqa: F401
 
-    import crawldedup.pipeline.stages  # noqa: F401
+    from crawldedup.pipeline.stages import all_units
+
+    all_units()
 
 
 def prepare() -> None:
