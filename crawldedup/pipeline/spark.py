@@ -44,6 +44,40 @@ def _pyspark_home() -> str | None:
         return None
 
 
+DAEMON_KEY = "spark.python.daemon.module"
+
+
+def user_spark_defaults(environ: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The settings of the deployment's own ``spark-defaults.conf`` (in ``SPARK_CONF_DIR``,
+    else Spark's ``conf/``), as spark-submit reads them: a key, then whitespace or ``=``,
+    then the value; empty when the driver runs under the configuration crawldedup ships."""
+    env = os.environ if environ is None else environ
+    if default_conf_dir(env) is not None:
+        return {}
+    folder = env.get("SPARK_CONF_DIR") or str(
+        Path(env.get("SPARK_HOME") or _pyspark_home() or ".") / "conf"
+    )
+    path = Path(folder) / "spark-defaults.conf"
+    settings: dict[str, str] = {}
+    if path.is_file():
+        for raw in path.read_text(encoding="utf-8", errors="replace").splitlines():
+            line = raw.strip()
+            if line and not line.startswith("#"):
+                key, _, value = line.replace("=", " ", 1).partition(" ")
+                settings[key.strip()] = value.strip()
+    return settings
+
+
+def _user_chose_daemon(master: str | None) -> bool:
+    """Whether the deployment's Spark configuration names a worker daemon of its own,
+    which crawldedup's must not replace."""
+    if master is None:  # under spark-submit: the JVM has read its configuration
+        from pyspark import SparkConf
+
+        return SparkConf().contains(DAEMON_KEY)
+    return DAEMON_KEY in user_spark_defaults()
+
+
 def _local_workers(master: str | None) -> bool:
     """Whether the Python workers run on this machine, with this installation of
     crawldedup: a local master, and crawldedup not imported from a ``--py-files`` zip.
@@ -102,10 +136,11 @@ def build_session(
     # Under spark-submit the JVM already exists and owns the master setting.
     if master is None and "PYSPARK_GATEWAY_PORT" not in os.environ:
         master = cfg.spark.master
-    if _local_workers(master):
+    if _local_workers(master) and not _user_chose_daemon(master):
         # Workers forked with the stages' modules loaded and frozen out of the collector
-        # that pyspark runs after every task (crawldedup/pipeline/worker_daemon.py).
-        builder = builder.config("spark.python.daemon.module", WORKER_DAEMON)
+        # that pyspark runs after every task (crawldedup/pipeline/worker_daemon.py);
+        # unless the deployment's own Spark configuration names a daemon.
+        builder = builder.config(DAEMON_KEY, WORKER_DAEMON)
     if master:
         # This call starts the driver JVM: pyspark hands the builder's settings to
         # spark-submit as --conf, so the driver's options take effect here.

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import gc
 import os
+import subprocess
 import sys
 from collections.abc import Iterator
 from typing import Any
@@ -62,6 +63,46 @@ def test_the_daemon_is_chosen_only_where_workers_run_this_installation() -> None
     # cannot import: there the cluster's own Spark configuration chooses.
     assert not _local_workers("spark://spark-master:7077")
     assert not _local_workers("yarn")
+
+
+def test_a_daemon_named_by_the_deployments_spark_configuration_is_kept(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from crawldedup.pipeline.spark import _user_chose_daemon, user_spark_defaults
+
+    conf = tmp_path / "conf"
+    conf.mkdir()
+    (conf / "spark-defaults.conf").write_text(
+        "# the deployment's settings\n"
+        "spark.python.daemon.module   pyspark.daemon\n"
+        "spark.executor.memory=4g\n"
+    )
+    monkeypatch.setenv("SPARK_CONF_DIR", str(conf))
+    assert user_spark_defaults() == {
+        "spark.python.daemon.module": "pyspark.daemon",
+        "spark.executor.memory": "4g",
+    }
+    assert _user_chose_daemon("local[*]")
+    (conf / "spark-defaults.conf").write_text("spark.executor.memory 4g\n")
+    assert not _user_chose_daemon("local[*]")
+    # Without a configuration of the deployment's, crawldedup's own is used: it names none.
+    monkeypatch.delenv("SPARK_CONF_DIR")
+    assert user_spark_defaults({}) == {}
+
+    # A driver started under that configuration keeps the deployment's daemon.
+    (conf / "spark-defaults.conf").write_text("spark.python.daemon.module pyspark.daemon\n")
+    probe = (
+        "from crawldedup.config import Config\n"
+        "from crawldedup.pipeline.spark import build_session\n"
+        "s = build_session(Config(), 'daemon-probe')\n"
+        "print('DAEMON', s.conf.get('spark.python.daemon.module'))\n"
+        "s.stop()\n"
+    )
+    env = {**os.environ, "SPARK_CONF_DIR": str(conf)}
+    out = subprocess.run(
+        [sys.executable, "-c", probe], env=env, capture_output=True, text=True, timeout=300
+    )
+    assert "DAEMON pyspark.daemon" in out.stdout, out.stderr[-2000:]
 
 
 def _archives_on_path(_: object) -> list[str]:
