@@ -285,9 +285,10 @@ with DAG(
         # One XCom (the parameters), not one per key.
         multiple_outputs=False,
         execution_timeout=timedelta(minutes=30),
-        doc_md=stage("commit").doc + " Emits an event of the `crawldedup_verdicts` Asset, for "
-        "DAGs scheduled on the day's verdicts; skipped in a dry run (nothing was published, "
-        "no event).",
+        doc_md=stage("commit").doc + " Runs `crawldedup stage commit` with the run's day "
+        "arguments (the sensor's `stage_args`). Emits an event of the `crawldedup_verdicts` "
+        "Asset, for DAGs scheduled on the day's verdicts; skipped in a dry run (nothing was "
+        "published, no event).",
     )
     def commit(**context: Any) -> dict[str, Any]:
         from crawldedup_airflow.tasks import commit_day
@@ -314,7 +315,7 @@ with DAG(
         # Also after a dry run's skipped commit.
         trigger_rule="none_failed",
         execution_timeout=timedelta(minutes=30),
-        doc_md="Runs the report stage in Python (no Spark needed): writes "
+        doc_md="Runs `crawldedup stage report` with the run's day arguments (no Spark): writes "
         "`work/dt=D/report.json` and the store's `days` row, with the parameters the day was "
         "committed with (read from the store, never this run's conf), pushes the day's "
         "counts to XCom "
