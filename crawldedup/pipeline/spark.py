@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import sys
 from collections.abc import Mapping
 from pathlib import Path
@@ -21,15 +22,23 @@ SHARED_WORKER_ENV = "SPARK_SIMPLIFIED_TRACEBACK"
 WORKER_DAEMON = "crawldedup.pipeline.worker_daemon"
 
 
-def default_conf_dir(environ: Mapping[str, str] | None = None) -> str | None:
-    """The ``SPARK_CONF_DIR`` for a driver crawldedup starts: None when the environment
-    names one or Spark's own ``conf/`` holds a ``spark-defaults.conf`` (the deployment's
-    configuration wins); else the folder crawldedup ships (``spark-conf/``)."""
-    env = os.environ if environ is None else environ
+def _deployment_conf_dir(env: Mapping[str, str]) -> Path | None:
+    """The deployment's own Spark configuration folder: ``SPARK_CONF_DIR`` when set, else
+    Spark's ``conf/`` when it holds a ``spark-defaults.conf``; None without either."""
     if env.get("SPARK_CONF_DIR"):
-        return None
+        return Path(env["SPARK_CONF_DIR"])
     spark_home = env.get("SPARK_HOME") or _pyspark_home()
     if spark_home and (Path(spark_home) / "conf" / "spark-defaults.conf").is_file():
+        return Path(spark_home) / "conf"
+    return None
+
+
+def default_conf_dir(environ: Mapping[str, str] | None = None) -> str | None:
+    """The ``SPARK_CONF_DIR`` for a driver crawldedup starts: None when the deployment has
+    a Spark configuration of its own (it wins); else the folder crawldedup ships
+    (``spark-conf/``)."""
+    env = os.environ if environ is None else environ
+    if _deployment_conf_dir(env) is not None:
         return None
     return str(SHIPPED_CONF_DIR) if SHIPPED_CONF_DIR.is_dir() else None
 
@@ -47,24 +56,25 @@ def _pyspark_home() -> str | None:
 DAEMON_KEY = "spark.python.daemon.module"
 
 
+# A line of spark-defaults.conf (a Java properties file): the key ends at the first
+# whitespace, "=" or ":".
+_PROPERTY = re.compile(r"([^\s=:]+)\s*[\s=:]\s*(.*)")
+
+
 def user_spark_defaults(environ: Mapping[str, str] | None = None) -> dict[str, str]:
-    """The settings of the deployment's own ``spark-defaults.conf`` (in ``SPARK_CONF_DIR``,
-    else Spark's ``conf/``), as spark-submit reads them: a key, then whitespace or ``=``,
-    then the value; empty when the driver runs under the configuration crawldedup ships."""
+    """The settings of the deployment's own ``spark-defaults.conf`` (see
+    :func:`_deployment_conf_dir`), as spark-submit reads them; empty when the driver runs
+    under the configuration crawldedup ships."""
     env = os.environ if environ is None else environ
-    if default_conf_dir(env) is not None:
+    folder = _deployment_conf_dir(env)
+    path = None if folder is None else folder / "spark-defaults.conf"
+    if path is None or not path.is_file():
         return {}
-    folder = env.get("SPARK_CONF_DIR") or str(
-        Path(env.get("SPARK_HOME") or _pyspark_home() or ".") / "conf"
-    )
-    path = Path(folder) / "spark-defaults.conf"
     settings: dict[str, str] = {}
-    if path.is_file():
-        for raw in path.read_text(encoding="utf-8", errors="replace").splitlines():
-            line = raw.strip()
-            if line and not line.startswith("#"):
-                key, _, value = line.replace("=", " ", 1).partition(" ")
-                settings[key.strip()] = value.strip()
+    for raw in path.read_text(encoding="utf-8", errors="replace").splitlines():
+        found = _PROPERTY.fullmatch(raw.strip())
+        if found and not raw.strip().startswith(("#", "!")):
+            settings[found.group(1)] = found.group(2).strip()
     return settings
 
 
