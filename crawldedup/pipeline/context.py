@@ -71,6 +71,17 @@ class DayContext:
         without a Spark job."""
         return sum(pq.ParquetFile(f).metadata.num_rows for f in self.folder(data).glob("*.parquet"))
 
+    def counts(self, data: Data, columns: list[str]) -> list[tuple[Any, ...]]:
+        """(values of ``columns``, rows) for each distinct combination of ``columns`` in a
+        Parquet folder the stages wrote, read by the driver (pyarrow): a tally without a
+        Spark job (one costs about 0.2 CPU s whatever its rows)."""
+        files = sorted(self.folder(data).glob("*.parquet"))
+        if not files:
+            return []
+        table = pq.ParquetDataset(files).read(columns=columns)
+        grouped = table.group_by(columns, use_threads=False).aggregate([([], "count_all")])
+        return [(*(r[c] for c in columns), r["count_all"]) for r in grouped.to_pylist()]
+
     def read_stats(self, stage: str) -> dict[str, Any]:
         p = self.folder(stats_of(stage))
         return json.loads(p.read_text()) if p.exists() else {}

@@ -31,9 +31,10 @@ from crawldedup.pipeline.context import DayContext, timed
 from crawldedup.pipeline.day_keys import write_postings
 from crawldedup.pipeline.retraction import retract_previous_run
 from crawldedup.pipeline.store_batches import (
+    FolderWrite,
     store_batches,
     write_partitions,
-    write_work_folder,
+    write_work_folders,
 )
 from crawldedup.pipeline.work_files import read_work
 from crawldedup.rules import Rule
@@ -316,7 +317,7 @@ def run(spark: SparkSession, ctx: DayContext) -> dict[str, Any]:
             .withColumn("is_canon", F.lit(True))
         )
         full = docs.join(decisions, "id").join(group_map, "id", "left").join(canon, "id", "left")
-        stats["groups_with_duplicates_today"] = canon.count()
+        stats["groups_with_duplicates_today"] = len(ctx.counts(GROUPS, ["group"]))
         if ctx.dry_run:
             stats["dry_run"] = True
             ctx.write_stats("publish", stats)
@@ -370,36 +371,29 @@ def run(spark: SparkSession, ctx: DayContext) -> dict[str, Any]:
             counters,
             key_order=("id",),
         )
-        # The work folders' rows go to the store straight from their files.
-        stats["postings_written"] = write_work_folder(
-            spark,
-            ctx.path(POSTINGS),
-            store_url,
-            batch,
-            lambda s, b: _put_postings(s, b, day),
-            counters,
-            key_order=("rule", "key"),
-        )
-        # The day's page counts per (host, line) (later days' boilerplate counts), and the
-        # hosts where a line is ordinary text (for the other hosts it is no template).
-        line_tables = (
-            (HOST_LINES, _put_host_lines, ("host", "line")),
-            (LINE_HOSTS, _put_line_hosts, ("line",)),
-        )
-        for folder, put, order in line_tables:
-            path = ctx.folder(folder)
-            if cfg.boilerplate.enabled and path.exists():
-                write_work_folder(
-                    spark,
-                    str(path),
-                    store_url,
-                    batch,
-                    lambda s, b, put=put: put(s, b, day),  # type: ignore[misc]
-                    counters,
-                    key_order=order,
+        # The work folders' rows go to the store straight from their files, in one job:
+        # the postings; the day's page counts per (host, line) (later days' boilerplate
+        # counts) and the hosts where a line is ordinary text (for the other hosts it is no
+        # template); the canonicals' own membership cells (a few a day, never counted in
+        # stats["store"]).
+        writes = [
+            FolderWrite(
+                ctx.path(POSTINGS),
+                lambda s, b: _put_postings(s, b, day),
+                ("rule", "key"),
+                counters,
+            )
+        ]
+        if cfg.boilerplate.enabled:
+            writes += [
+                FolderWrite(str(ctx.folder(folder)), put, order, counters)
+                for folder, put, order in (
+                    (HOST_LINES, lambda s, b: _put_host_lines(s, b, day), ("host", "line")),
+                    (LINE_HOSTS, lambda s, b: _put_line_hosts(s, b, day), ("line",)),
                 )
-        # Left out of stats["store"] (it never counted them): a few cells a day.
-        write_work_folder(spark, ctx.path(CANON_CELLS), store_url, batch, _put_canon_cells)
+            ]
+        writes.append(FolderWrite(ctx.path(CANON_CELLS), _put_canon_cells))
+        stats["postings_written"] = write_work_folders(spark, writes, store_url, batch)[0]
         stats["store"] = {n: a.value for n, a in counters.items()}
         if cfg.output.delete_list:
             stats["delete_list"] = write_delete_list(ctx, full)

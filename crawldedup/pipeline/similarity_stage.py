@@ -260,16 +260,14 @@ def run(spark: SparkSession, ctx: DayContext) -> dict[str, Any]:
         untyped = part_editions(spark, ctx, read_work(spark, ctx.path(DECISIONS_UNTYPED)))
         types = type_duplicates(spark, ctx, untyped, counters)
         untyped.join(types, "id", "left").write.mode("overwrite").parquet(ctx.path(DECISIONS))
-        written = read_work(spark, ctx.path(DECISIONS))
         stats["pairs_scored"] = ctx.rows(SCORES)
-        # One job for both tallies: by (rule, type), summed each way on the driver.
-        tallies = written.groupBy("rule", "type").count().collect()
+        # Both tallies from one count by (rule, type), summed each way on the driver.
         stats["verdicts"], stats["types"] = {}, {}
-        for r in tallies:
-            rule = r["rule"] or "unique"
-            stats["verdicts"][rule] = stats["verdicts"].get(rule, 0) + r["count"]
-            if r["type"] is not None:
-                stats["types"][r["type"]] = stats["types"].get(r["type"], 0) + r["count"]
+        for rule_name, kind, n in ctx.counts(DECISIONS, ["rule", "type"]):
+            rule = rule_name or "unique"
+            stats["verdicts"][rule] = stats["verdicts"].get(rule, 0) + n
+            if kind is not None:
+                stats["types"][kind] = stats["types"].get(kind, 0) + n
         stats["store"] = {n: a.value for n, a in counters.items()}
     ctx.write_stats("similarity", stats)
     return stats

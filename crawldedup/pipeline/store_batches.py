@@ -11,6 +11,7 @@ store and add its round trips and rows to the stage's counters. That loop is
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -179,6 +180,64 @@ def write_partitions(
     return sum(int(r["n"]) for r in frame.mapInArrow(run, "n long").collect())
 
 
+@dataclass(frozen=True)
+class FolderWrite:
+    """One work folder to write to the store (:func:`write_work_folders`): its batch
+    function, the columns each file's rows are sorted by before their puts, and the
+    accumulators its store counts go to (None: not counted)."""
+
+    folder: str
+    per_batch: Callable[[Store, list[dict[str, Any]]], None]
+    key_order: Sequence[str] = ()
+    counters: Mapping[str, Any] | None = None
+
+
+def write_work_folders(
+    spark: Any, writes: Sequence[FolderWrite], store_url: str, batch_size: int
+) -> list[int]:
+    """The rows of work folders the stages wrote, put in the store in one Spark job (a
+    job costs its driver and workers about 0.2 CPU s whatever its rows:
+    ``benchmarks/spark_action_cost.py``); returns each folder's row count.
+
+    Each task reads its Parquet files itself (pyarrow), so the rows never cross the JVM
+    (a DataFrame's rows are written into Arrow batches by the JVM, a cost per value).
+    Work folders are on a file system every executor mounts at the same path
+    (docs/operations.md), as the similarity stage's workers read work/docs. The folders'
+    files are written side by side, in no order between folders: a caller whose rows
+    must reach the store before others' calls twice.
+    """
+    import pyarrow.parquet as pq
+
+    files = [
+        (i, str(p)) for i, w in enumerate(writes) for p in sorted(Path(w.folder).glob("*.parquet"))
+    ]
+    counts = [0] * len(writes)
+    if not files:
+        return counts
+    sc = spark.sparkContext
+
+    def batches(paths: Iterable[str], key_order: Sequence[str]) -> Iterator[Any]:
+        for path in paths:
+            table = pq.read_table(path)
+            if key_order:
+                table = table.sort_by([(c, "ascending") for c in key_order])
+            yield from table.to_batches(max_chunksize=batch_size)
+
+    def run(items: Iterable[tuple[int, str]]) -> Iterator[tuple[int, int]]:
+        by_folder: dict[int, list[str]] = {}
+        for i, path in items:
+            by_folder.setdefault(i, []).append(path)
+        for i, paths in by_folder.items():
+            w = writes[i]
+            rows = batches(paths, w.key_order)
+            yield i, write_batches(rows, store_url, batch_size, w.per_batch, w.counters)
+
+    tasks = min(len(files), 2 * sc.defaultParallelism)
+    for i, n in sc.parallelize(files, tasks).mapPartitions(run).collect():
+        counts[i] += n
+    return counts
+
+
 def write_work_folder(
     spark: Any,
     folder: str,
@@ -188,28 +247,7 @@ def write_work_folder(
     counters: Mapping[str, Any] | None = None,
     key_order: Sequence[str] = (),
 ) -> int:
-    """:func:`write_partitions` of a work folder the stages wrote: each task reads its
-    Parquet files itself (pyarrow), so the rows never cross the JVM (a DataFrame's rows
-    are written into Arrow batches by the JVM, a cost per value). Work folders are on
-    a file system every executor mounts at the same path (docs/operations.md), as the
-    similarity stage's workers read work/docs. ``key_order``: columns each file's rows
-    are sorted by before their puts (:func:`write_partitions`). Returns the rows."""
-    import pyarrow.parquet as pq
-
-    files = sorted(str(p) for p in Path(folder).glob("*.parquet"))
-    if not files:
-        return 0
-    sc = spark.sparkContext
-
-    def batches(paths: Iterable[str]) -> Iterator[Any]:
-        for path in paths:
-            table = pq.read_table(path)
-            if key_order:
-                table = table.sort_by([(c, "ascending") for c in key_order])
-            yield from table.to_batches(max_chunksize=batch_size)
-
-    def run(paths: Iterable[str]) -> Iterator[int]:
-        yield write_batches(batches(paths), store_url, batch_size, per_batch, counters)
-
-    tasks = min(len(files), 2 * sc.defaultParallelism)
-    return int(sum(sc.parallelize(files, tasks).mapPartitions(run).collect()))
+    """:func:`write_work_folders` of one folder; returns its rows. ``key_order``: columns
+    each file's rows are sorted by before their puts (:func:`write_partitions`)."""
+    write = FolderWrite(folder, per_batch, key_order, counters)
+    return write_work_folders(spark, [write], store_url, batch_size)[0]

@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from crawldedup.pipeline.store_batches import write_work_folder
+from crawldedup.pipeline.store_batches import FolderWrite, write_work_folder, write_work_folders
 from crawldedup.store import Store, open_store
 
 
@@ -46,3 +46,41 @@ def test_a_folder_without_rows_writes_nothing(spark: Any, tmp_path: Path) -> Non
     url = f"sqlite:///{tmp_path / 'store.db'}"
     assert write_work_folder(spark, folder, url, 100, _put_sorted) == 0
     assert write_work_folder(spark, str(tmp_path / "none"), url, 100, _put_sorted) == 0
+
+
+def _put_names(store: Store, batch: list[dict[str, Any]]) -> None:
+    store.put("docs", {r["name"]: {"m:url": r["name"].encode()} for r in batch})
+
+
+def test_several_folders_go_to_the_store_in_one_job_each_counted_apart(
+    spark: Any, tmp_path: Path
+) -> None:
+    keyed = [(f"r{i % 2}", f"k{(i * 31) % 300:03d}", i) for i in range(300)]
+    spark.createDataFrame(keyed, "rule string, key string, n int").repartition(2).write.parquet(
+        str(tmp_path / "postings")
+    )
+    names = [(f"doc{i}",) for i in range(40)]
+    spark.createDataFrame(names, "name string").repartition(3).write.parquet(
+        str(tmp_path / "names")
+    )
+    url = f"sqlite:///{tmp_path / 'store.db'}"
+    counted = spark.sparkContext.accumulator(0)
+    writes = [
+        FolderWrite(
+            str(tmp_path / "postings"), _put_sorted, ("rule", "key"), {"cells_written": counted}
+        ),
+        FolderWrite(str(tmp_path / "missing"), _put_names),
+        FolderWrite(str(tmp_path / "names"), _put_names),  # not counted
+    ]
+    sc = spark.sparkContext
+    sc.setJobGroup("folders", "write_work_folders")
+    try:
+        counts = write_work_folders(spark, writes, url, 50)
+    finally:
+        sc.setJobGroup("", "")
+    assert counts == [300, 0, 40]
+    assert len(sc.statusTracker().getJobIdsForGroup("folders")) == 1
+    assert counted.value == 300
+    with open_store(url) as store:
+        assert {k for k, _ in store.scan("docs")} == {n for (n,) in names}
+        assert len(list(store.scan("groups"))) == 300
