@@ -236,18 +236,3 @@ def write_work_folders(
     for i, n in sc.parallelize(files, tasks).mapPartitions(run).collect():
         counts[i] += n
     return counts
-
-
-def write_work_folder(
-    spark: Any,
-    folder: str,
-    store_url: str,
-    batch_size: int,
-    per_batch: Callable[[Store, list[dict[str, Any]]], None],
-    counters: Mapping[str, Any] | None = None,
-    key_order: Sequence[str] = (),
-) -> int:
-    """:func:`write_work_folders` of one folder; returns its rows. ``key_order``: columns
-    each file's rows are sorted by before their puts (:func:`write_partitions`)."""
-    write = FolderWrite(folder, per_batch, key_order, counters)
-    return write_work_folders(spark, [write], store_url, batch_size)[0]

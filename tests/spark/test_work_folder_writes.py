@@ -1,4 +1,4 @@
-"""A work folder's rows go to the store from its files (store_batches.write_work_folder):
+"""A work folder's rows go to the store from its files (store_batches.write_work_folders):
 every row once, each file's rows in key order, counted, and the store's counts added to
 the stage's accumulators."""
 
@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from crawldedup.pipeline.store_batches import FolderWrite, write_work_folder, write_work_folders
+from crawldedup.pipeline.store_batches import FolderWrite, write_work_folders
 from crawldedup.store import Store, open_store
 
 
@@ -30,10 +30,8 @@ def test_every_row_of_a_work_folder_reaches_the_store_in_key_order(
     assert len(list(Path(folder).glob("*.parquet"))) == 3
     url = f"sqlite:///{tmp_path / 'store.db'}"
     written = spark.sparkContext.accumulator(0)
-    n = write_work_folder(
-        spark, folder, url, 100, _put_sorted, {"cells_written": written}, key_order=("rule", "key")
-    )
-    assert n == 2500
+    write = FolderWrite(folder, _put_sorted, ("rule", "key"), {"cells_written": written})
+    assert write_work_folders(spark, [write], url, 100) == [2500]
     assert written.value == 2500
     with open_store(url) as store:
         stored = {k: int(r["d:n"]) for k, r in store.scan("groups")}
@@ -44,8 +42,9 @@ def test_a_folder_without_rows_writes_nothing(spark: Any, tmp_path: Path) -> Non
     folder = str(tmp_path / "empty")
     spark.createDataFrame([], "rule string, key string, n int").write.parquet(folder)
     url = f"sqlite:///{tmp_path / 'store.db'}"
-    assert write_work_folder(spark, folder, url, 100, _put_sorted) == 0
-    assert write_work_folder(spark, str(tmp_path / "none"), url, 100, _put_sorted) == 0
+    assert write_work_folders(spark, [FolderWrite(folder, _put_sorted)], url, 100) == [0]
+    missing = FolderWrite(str(tmp_path / "none"), _put_sorted)
+    assert write_work_folders(spark, [missing], url, 100) == [0]
 
 
 def _put_names(store: Store, batch: list[dict[str, Any]]) -> None:
