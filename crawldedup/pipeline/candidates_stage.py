@@ -603,10 +603,7 @@ def run(spark: SparkSession, ctx: DayContext) -> dict[str, Any]:
             shutil.rmtree(ctx.folder(scratch), ignore_errors=True)
         if not any(ranked_dir.glob("*.parquet")):  # no key at all: the schema alone
             pq.write_table(DAY_KEYS_ARROW.empty_table(), ranked_dir / "part-00000.parquet")
-        written = read_work(spark, ctx.path(CANDIDATES))
-        stats["candidates"] = {
-            r["rule"]: r["count"] for r in written.groupBy("rule").count().collect()
-        }
+        stats["candidates"] = dict(ctx.counts(CANDIDATES, ["rule"]))
         stats["bloom"] = {
             n: a.value for n, a in counters.items() if n in ("probes", "hits", "false_positives")
         }

@@ -92,7 +92,9 @@ def resolve_groups(
     dups = decisions.filter(F.col("verdict") == "duplicate").select(
         "id", F.col("duplicate_of").alias("target")
     )
-    if dups.count() > ctx.cfg.limits.max_driver_edges:
+    # The day's duplicates counted from the decisions' files by the driver: no Spark job.
+    n_dups = sum(n for verdict, n in ctx.counts(DECISIONS, ["verdict"]) if verdict == "duplicate")
+    if n_dups > ctx.cfg.limits.max_driver_edges:
         return _resolve_groups_in_spark(spark, ctx, docs, dups)
     edges = [(r["id"], r["target"]) for r in dups.collect()]
     canon_cells: list[tuple[str, str, str]] = []
