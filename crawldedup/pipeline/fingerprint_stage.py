@@ -55,7 +55,10 @@ def _fingerprint_files(spark: SparkSession, ctx: DayContext, files: list[str]) -
         late = spark.createDataFrame(unprintable, schemas.QUARANTINE)
         quarantined = quarantined.unionByName(late)
         day.add_quarantined("bad_record", len(unprintable))
-    write_quarantine(quarantined, ctx.quarantine_dir)
+    if day.quarantined_by_reason:
+        write_quarantine(quarantined, ctx.quarantine_dir)
+    else:  # nothing quarantined (the parse's tally says so): the folder alone, no Spark job
+        write_empty_quarantine(ctx.quarantine_dir)
     day.release()
     # The parse's part files hold every page's text: gone once work/docs is written.
     shutil.rmtree(parsed_dir, ignore_errors=True)
