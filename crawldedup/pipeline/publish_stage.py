@@ -93,7 +93,7 @@ def resolve_groups(
         "id", F.col("duplicate_of").alias("target")
     )
     # The day's duplicates counted from the decisions' files by the driver: no Spark job.
-    n_dups = sum(n for verdict, n in ctx.counts(DECISIONS, ["verdict"]) if verdict == "duplicate")
+    n_dups = dict(ctx.counts(DECISIONS, ["verdict"])).get("duplicate", 0)
     if n_dups > ctx.cfg.limits.max_driver_edges:
         return _resolve_groups_in_spark(spark, ctx, docs, dups)
     edges = [(r["id"], r["target"]) for r in dups.collect()]
