@@ -468,6 +468,12 @@ class SparkConfig:
     master: str = knob("local[*]", "Ignored under spark-submit, which sets its own.")
     shuffle_partitions: int = knob(8, "spark.sql.shuffle.partitions.", ge=1)
     driver_memory: str = knob("2g", "The driver's memory (spark-submit --driver-memory).")
+    class_archive: bool = knob(
+        True,
+        "A local driver under the Spark configuration crawldedup ships starts from a "
+        "class-data-sharing archive of its classes, written by the first driver that "
+        "finishes (~/.cache/crawldedup/jvm; docs/operations.md#the-drivers-class-archive).",
+    )
 
 
 @dataclass(frozen=True)

@@ -92,15 +92,14 @@ class DedupApplication(SparkSubmitOperator):
     each stage's seconds and counts."""
 
     def execute(self, context: Any) -> dict[str, Any]:  # type: ignore[override]
-        from crawldedup.pipeline.spark import default_conf_dir
-        from crawldedup_airflow.tasks import dedup_results
+        from crawldedup_airflow.tasks import dedup_results, shipped_submit_settings
 
         log_crawl_day(context, self.log)
         # The worker's Spark configuration, else the one crawldedup ships for short
-        # drivers (read by spark-submit's launcher, so given in its environment).
-        shipped = default_conf_dir()
-        if shipped is not None:
-            self.env_vars = {**(self.env_vars or {}), "SPARK_CONF_DIR": shipped}
+        # drivers, and a local driver's class archive: as `crawldedup run` starts its own.
+        self.properties_file, self.conf = shipped_submit_settings(
+            context, self.conf or {}, self.properties_file, self._get_hook(), SENSOR_TASK_ID
+        )
         super().execute(context)
         return dedup_results(context, sensor_task_id=SENSOR_TASK_ID)
 

@@ -31,7 +31,7 @@ def _progress(line: str) -> None:
 
 def cmd_run(args: argparse.Namespace, cfg: Config) -> int:
     from crawldedup.pipeline.later_days import rerun_with_later_days
-    from crawldedup.pipeline.spark import build_session
+    from crawldedup.pipeline.spark import driver_session
     from crawldedup.pipeline.stages import preflight
     from crawldedup.stage_registry import plan
 
@@ -53,11 +53,8 @@ def cmd_run(args: argparse.Namespace, cfg: Config) -> int:
                 _refuse_emptying_a_published_day(following, following.input_dir, hint)
         with store_lock(ctx.store, f"run {ctx.day}", progress=_progress):
             _progress(f"[{ctx.day}] starting Spark ({cfg.spark.master}), store {ctx.store}")
-            spark = build_session(cfg, "crawldedup-run")
-            try:
+            with driver_session(cfg, "crawldedup-run") as spark:
                 reports = rerun_with_later_days(spark, ctx, later, _progress, stages)
-            finally:
-                spark.stop()
     failures = []
     for report in reports:
         _print_report_summary(report)
@@ -113,7 +110,7 @@ def _print_report_summary(report: dict[str, Any]) -> None:
 def cmd_stage(args: argparse.Namespace, cfg: Config) -> int:
     """``crawldedup stage NAME...``: some stages of a day, in one Spark session when one
     of them needs Spark (``jobs/day.py`` and the DAG's tasks run this)."""
-    from crawldedup.pipeline.spark import build_session
+    from crawldedup.pipeline.spark import driver_session
     from crawldedup.pipeline.stages import preflight, run_stages
     from crawldedup.stage_registry import plan
 
@@ -137,12 +134,11 @@ def cmd_stage(args: argparse.Namespace, cfg: Config) -> int:
 
         with home_lock(ctx.home, f"bloom rebuild {ctx.day}"):
             preflight(ctx, ("bloom",))
-            with store_lock(ctx.store, f"bloom rebuild {ctx.day}", progress=_progress):
-                spark = build_session(cfg, "crawldedup-bloom-rebuild")
-                try:
-                    stats = bloom_stage.run(spark, ctx, force_scan=True)
-                finally:
-                    spark.stop()
+            with (
+                store_lock(ctx.store, f"bloom rebuild {ctx.day}", progress=_progress),
+                driver_session(cfg, "crawldedup-bloom-rebuild") as spark,
+            ):
+                stats = bloom_stage.run(spark, ctx, force_scan=True)
         keys = sum(f["keys"] for f in stats["filters"].values())
         _progress(f"[{ctx.day}] Bloom blocks rebuilt from the index tables: {keys} keys")
         return 0
@@ -153,12 +149,11 @@ def cmd_stage(args: argparse.Namespace, cfg: Config) -> int:
         return _stage_outcome(args, ctx, names[-1], result)
     with home_lock(ctx.home, what):
         preflight(ctx, tuple(names))
-        with store_lock(ctx.store, what, progress=_progress):
-            spark = build_session(cfg, f"crawldedup-{'-'.join(names)}")
-            try:
-                result = run_stages(spark, ctx, tuple(names), _progress)
-            finally:
-                spark.stop()
+        with (
+            store_lock(ctx.store, what, progress=_progress),
+            driver_session(cfg, f"crawldedup-{'-'.join(names)}") as spark,
+        ):
+            result = run_stages(spark, ctx, tuple(names), _progress)
     return _stage_outcome(args, ctx, names[-1], result)
 
 

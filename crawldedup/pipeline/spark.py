@@ -2,15 +2,24 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
+import shlex
 import sys
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 from pyspark.sql import SparkSession
 
 from crawldedup.config import Config
+from crawldedup.pipeline.class_archive import (
+    archive_key,
+    cache_folder,
+    java_executable,
+    launch_options,
+    write_if_asked,
+)
 
 _LOG4J = Path(__file__).with_name("log4j2.properties")
 # The Spark configuration crawldedup ships for its short-lived drivers (C1 only, the
@@ -67,8 +76,14 @@ def user_spark_defaults(environ: Mapping[str, str] | None = None) -> dict[str, s
     under the configuration crawldedup ships."""
     env = os.environ if environ is None else environ
     folder = _deployment_conf_dir(env)
-    path = None if folder is None else folder / "spark-defaults.conf"
-    if path is None or not path.is_file():
+    return {} if folder is None else _spark_defaults(str(folder))
+
+
+def _spark_defaults(folder: str) -> dict[str, str]:
+    """The settings of ``folder``'s ``spark-defaults.conf``, as spark-submit reads them
+    (empty without the file)."""
+    path = Path(folder) / "spark-defaults.conf"
+    if not path.is_file():
         return {}
     settings: dict[str, str] = {}
     for raw in path.read_text(encoding="utf-8", errors="replace").splitlines():
@@ -151,16 +166,95 @@ def build_session(
         # that pyspark runs after every task (crawldedup/pipeline/worker_daemon.py);
         # unless the deployment's own Spark configuration names a daemon.
         builder = builder.config(DAEMON_KEY, WORKER_DAEMON)
-    if master:
-        # This call starts the driver JVM: pyspark hands the builder's settings to
-        # spark-submit as --conf, so the driver's options take effect here.
-        if java_opts:
-            builder = builder.config("spark.driver.extraJavaOptions", java_opts)
-        # Read by the launcher that starts the JVM: set before, in this process's env.
-        shipped = default_conf_dir()
-        if shipped is not None:
-            os.environ["SPARK_CONF_DIR"] = shipped
-        builder = builder.master(master).config("spark.driver.memory", cfg.spark.driver_memory)
-    spark = builder.getOrCreate()
+    if not master:
+        spark = builder.getOrCreate()
+        spark.sparkContext.setLogLevel("ERROR")
+        return spark
+    # This call starts the driver JVM: pyspark hands the builder's settings to
+    # spark-submit as --conf, so the driver's options take effect here.
+    builder = builder.master(master).config("spark.driver.memory", cfg.spark.driver_memory)
+    properties, archive_opts = shipped_launch(cfg, master)
+    java_opts = f"{java_opts} {archive_opts}".strip()
+    if java_opts:
+        builder = builder.config("spark.driver.extraJavaOptions", java_opts)
+    with _launch_environment(properties):
+        spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
     return spark
+
+
+@contextlib.contextmanager
+def driver_session(cfg: Config, app_name: str) -> Iterator[SparkSession]:
+    """A run's session (:func:`build_session`), stopped at the end; once its work is
+    done, the class archive it was started to write is written (class_archive)."""
+    spark = build_session(cfg, app_name)
+    try:
+        yield spark
+        write_if_asked(spark)
+    finally:
+        spark.stop()
+
+
+SUBMIT_ARGS = "PYSPARK_SUBMIT_ARGS"
+
+
+def shipped_launch(cfg: Config, master: str) -> tuple[str | None, str]:
+    """What a driver crawldedup starts with ``master`` gets of the configuration it ships:
+    the file for spark-submit's ``--properties-file`` (None when the deployment has a
+    Spark configuration of its own, which wins), and the driver's JVM options for its class
+    archive ("" for none: not a local master, ``spark.class_archive`` off, or no Spark
+    jars found). The file is given as ``--properties-file``, not as ``SPARK_CONF_DIR``:
+    Spark puts that folder on the JVM's class path, where the JDK archives no folder with
+    files (class_archive). ``crawldedup run`` and the DAG's dedup task both call this."""
+    shipped = default_conf_dir()
+    if shipped is None:
+        return None, ""
+    properties = str(Path(shipped) / "spark-defaults.conf")
+    if not (master.startswith("local") and cfg.spark.class_archive):
+        return properties, ""
+    archive = shipped_driver_archive(shipped, cfg.spark.driver_memory)
+    return properties, "" if archive is None else launch_options(archive)
+
+
+@contextlib.contextmanager
+def _launch_environment(properties: str | None) -> Iterator[None]:
+    """The environment pyspark's launcher reads while it starts the driver JVM:
+    ``properties`` as spark-submit's ``--properties-file`` (unless the environment's
+    PYSPARK_SUBMIT_ARGS names one). Restored once the JVM runs."""
+    if properties is None:
+        yield
+        return
+    before = os.environ.get(SUBMIT_ARGS)
+    args = before or "pyspark-shell"
+    if "--properties-file" not in args:
+        os.environ[SUBMIT_ARGS] = f"--properties-file {shlex.quote(properties)} {args}"
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop(SUBMIT_ARGS, None)
+        else:
+            os.environ[SUBMIT_ARGS] = before
+
+
+def shipped_driver_archive(shipped: str, driver_memory: str) -> Path | None:
+    """The class archive (class_archive) of a local driver under the shipped Spark
+    configuration: named by the Java, the Spark jars, the class path's configuration
+    folder and the driver's JVM options; None without a Java or Spark's jars."""
+    env = os.environ
+    java = java_executable(env)
+    spark_home = env.get("SPARK_HOME") or _pyspark_home()
+    if java is None or not java.is_file() or not spark_home:
+        return None
+    jars = Path(spark_home) / "jars"
+    if not jars.is_dir():
+        return None
+    options = _spark_defaults(shipped).get("spark.driver.defaultJavaOptions", "")
+    key = archive_key(
+        java,
+        jars,
+        conf_dir=str(Path(spark_home) / "conf"),  # the launcher's default, SPARK_CONF_DIR unset
+        java_options=f"{options} -Xmx{driver_memory}",
+        extra={k: env[k] for k in ("SPARK_DIST_CLASSPATH",) if k in env},
+    )
+    return cache_folder(env) / f"driver-{key}.jsa"

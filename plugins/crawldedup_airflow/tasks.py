@@ -55,6 +55,31 @@ def _day_context(context: Context, run: dict[str, Any]) -> DayContext:
     return ctx
 
 
+def shipped_submit_settings(
+    context: Context,
+    conf: dict[str, Any],
+    properties_file: str | None,
+    hook: Any,
+    sensor_task_id: str = "wait_for_crawl",
+) -> tuple[str | None, dict[str, Any]]:
+    """The dedup task's ``--properties-file`` and ``--conf`` under the Spark configuration
+    crawldedup ships (``crawldedup.pipeline.spark.shipped_launch``, which ``crawldedup
+    run`` calls too): the shipped file when the worker has no Spark configuration of its
+    own, and on a local master (the ``spark_default`` connection's, resolved by the
+    provider's ``hook``) the driver's class-archive options beside its log4j option."""
+    from crawldedup.pipeline.spark import shipped_launch
+
+    master = str(getattr(hook, "_connection", {}).get("master") or "")
+    cfg = run_config(context["params"], _resolved_run(context, sensor_task_id))
+    properties, archive_opts = shipped_launch(cfg, master)
+    if properties is None or properties_file:  # the deployment's own, or the task's
+        return properties_file, conf
+    if archive_opts:
+        key = "spark.driver.extraJavaOptions"
+        conf = {**conf, key: f"{conf.get(key, '')} {archive_opts}".strip()}
+    return properties, conf
+
+
 def dedup_results(context: Context, sensor_task_id: str = "wait_for_crawl") -> dict[str, Any]:
     """What the dedup task's application did, per stage (seconds, one line of counts,
     whether a deferred stage failed), from the stages' stats: the task's XCom and the

@@ -1,0 +1,91 @@
+"""The driver's class archive: what names it, which JVM options a driver gets, and the
+lock that lets one driver write it (the JVM's side: tests/spark/test_class_archive.py)."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from crawldedup.pipeline import class_archive as ca
+
+
+@pytest.fixture
+def install(tmp_path: Path) -> tuple[Path, Path]:
+    """A java binary beside a libjvm.so, and a folder of jars: what a key reads."""
+    home = tmp_path / "jdk"
+    (home / "bin").mkdir(parents=True)
+    (home / "lib" / "server").mkdir(parents=True)
+    (home / "bin" / "java").write_bytes(b"java")
+    (home / "lib" / "server" / "libjvm.so").write_bytes(b"jvm")
+    jars = tmp_path / "jars"
+    jars.mkdir()
+    for name in ("spark-core.jar", "scala-library.jar"):
+        (jars / name).write_bytes(name.encode())
+    return home / "bin" / "java", jars
+
+
+def _key(java: Path, jars: Path, options: str = "-XX:TieredStopAtLevel=1") -> str:
+    return ca.archive_key(java, jars, "/spark/conf", options, {})
+
+
+def test_the_key_is_stable_and_follows_java_jars_and_options(install: tuple[Path, Path]) -> None:
+    java, jars = install
+    first = _key(java, jars)
+    assert _key(java, jars) == first
+    assert _key(java, jars, "-XX:+UseG1GC") != first
+    assert ca.archive_key(java, jars, "/other/conf", "-XX:TieredStopAtLevel=1", {}) != first
+    (jars / "delta-core.jar").write_bytes(b"new jar")
+    with_jar = _key(java, jars)
+    assert with_jar != first
+    libjvm = java.parent.parent / "lib" / "server" / "libjvm.so"
+    libjvm.write_bytes(b"another jvm build")
+    assert _key(java, jars) != with_jar
+
+
+def test_a_driver_starts_from_the_archive_or_is_asked_to_write_it(tmp_path: Path) -> None:
+    archive = tmp_path / "driver-abc.jsa"
+    asked = ca.launch_options(archive).split()
+    assert "-XX:+RecordDynamicDumpInfo" in asked
+    assert f"-D{ca.TARGET_PROPERTY}={archive}" in asked
+    assert ca.QUIET in asked
+    assert not any(a.startswith("-XX:SharedArchiveFile") for a in asked)
+
+    archive.write_bytes(b"archive")
+    started = ca.launch_options(archive).split()
+    assert started == [f"-XX:SharedArchiveFile={archive}", ca.QUIET]
+
+
+def test_after_the_jdk_refused_no_driver_asks_again(tmp_path: Path) -> None:
+    archive = tmp_path / "driver-abc.jsa"
+    archive.with_name(archive.name + ca.FAILED_SUFFIX).write_text("Cannot have non-empty dir\n")
+    assert ca.launch_options(archive) == ""
+
+
+def test_one_writer_at_a_time_and_a_dead_writers_lock_expires(tmp_path: Path) -> None:
+    lock = tmp_path / "driver-abc.jsa.lock"
+    assert ca._take_lock(lock)
+    assert lock.read_text() == str(os.getpid())
+    assert not ca._take_lock(lock)  # another driver is writing
+    old = time.time() - ca.STALE_LOCK_SECONDS - 5
+    os.utime(lock, (old, old))
+    assert ca._take_lock(lock)  # its writer died
+
+
+def test_the_cache_folder_follows_xdg_cache_home(tmp_path: Path) -> None:
+    assert ca.cache_folder({"XDG_CACHE_HOME": str(tmp_path)}) == tmp_path / "crawldedup" / "jvm"
+    assert ca.cache_folder({}) == Path.home() / ".cache" / "crawldedup" / "jvm"
+
+
+def test_pruning_keeps_the_newest_archives(tmp_path: Path) -> None:
+    paths = []
+    for i in range(5):
+        p = tmp_path / f"driver-{i}.jsa"
+        p.write_bytes(b"x")
+        os.utime(p, (1000 + i, 1000 + i))
+        paths.append(p)
+    ca._prune(tmp_path, paths[0])  # the one just written is kept whatever its age
+    left = sorted(p.name for p in tmp_path.glob("*.jsa"))
+    assert left == ["driver-0.jsa", "driver-3.jsa", "driver-4.jsa"]
