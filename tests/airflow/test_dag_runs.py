@@ -83,7 +83,8 @@ def embedded(
     """Day 1 through the DAG on the embedded store (no hbase_default connection)."""
     root = tmp_path_factory.mktemp("embedded")
     conf = {"input_root": str(sample_crawl), "home": str(root / "home"), "topics_library": LIBRARY}
-    s = new_scenario(root, airflow_db_template, conf)
+    # A cache of its own: its dedup driver finds no class archive, so it writes one.
+    s = new_scenario(root, airflow_db_template, conf, XDG_CACHE_HOME=str(root / "cache"))
     s.run_stages(DAYS[0])
     return s
 
@@ -195,6 +196,19 @@ def test_one_day_on_the_embedded_store(embedded: Scenario, sample_crawl: Path) -
         "<svg" in page.read_text() and str(page) in (embedded.root / f"{DAYS[0]}.log").read_text()
     )
     print({d: r.wall_seconds for d, r in embedded.runs.items()})
+
+
+def test_the_dedup_tasks_driver_writes_the_class_archive_as_the_cli_does(
+    embedded: Scenario,
+) -> None:
+    """The dedup task's spark-submit got the shipped configuration and the archive's
+    options (crawldedup_airflow.tasks.shipped_submit_settings), and its application wrote
+    the archive once the day was done, as ``crawldedup run`` does
+    (tests/spark/test_class_archive.py: a later driver starts from it)."""
+    folder = embedded.root / "cache" / "crawldedup" / "jvm"
+    (archive,) = folder.glob("driver-*.jsa")
+    assert archive.stat().st_size > 10_000_000
+    assert not list(folder.glob("*.failed")) and not list(folder.glob("*.lock"))
 
 
 @pytest.mark.exhaustive
