@@ -19,6 +19,7 @@ JVM's class path, and the JDK archives no class path that holds a folder with fi
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import shutil
@@ -145,6 +146,17 @@ def _prune(folder: Path, keep: Path) -> None:
         old.unlink(missing_ok=True)
 
 
+def refusal(class_path: str) -> str | None:
+    """Why the JDK would refuse to archive classes of this class path, or None: a folder
+    on it that holds files (JDK 17 ends the JVM on such a dump request rather than
+    answering it, so it is checked here first)."""
+    for entry in class_path.split(os.pathsep):
+        folder = Path(entry)
+        if entry and folder.is_dir() and any(folder.iterdir()):
+            return f"the class path holds a folder with files: {folder}"
+    return None
+
+
 def write_if_asked(spark: Any) -> Path | None:
     """Write the archive the driver was started to write (``launch_options``), once the
     day's work is done; returns its path, or None when none was asked for, another
@@ -152,13 +164,21 @@ def write_if_asked(spark: Any) -> Path | None:
     its words, and no later driver asks again). Never raises: the archive only saves
     time."""
     try:
-        jvm = spark.sparkContext._jvm
+        jvm, gateway = spark._jvm, spark._sc._gateway
         target = jvm.java.lang.System.getProperty(TARGET_PROPERTY)
+        class_path = str(jvm.java.lang.System.getProperty("java.class.path") or "")
     except Exception:
         return None
     if not target:
         return None
     archive = Path(str(target))
+    failed = archive.with_name(archive.name + FAILED_SUFFIX)
+    refused = refusal(class_path)
+    if refused is not None:
+        with contextlib.suppress(OSError):
+            archive.parent.mkdir(parents=True, exist_ok=True)
+            failed.write_text(refused + "\n")
+        return None
     lock = archive.with_name(archive.name + ".lock")
     try:
         if archive.exists():
@@ -170,12 +190,12 @@ def write_if_asked(spark: Any) -> Path | None:
         return None
     part = archive.with_name(f".{archive.name}.{os.getpid()}.part")
     try:
-        said = _dynamic_dump(jvm, spark.sparkContext._gateway, part)
+        said = _dynamic_dump(jvm, gateway, part)
         if part.is_file() and part.stat().st_size:
             os.replace(part, archive)
             _prune(archive.parent, archive)
             return archive
-        archive.with_name(archive.name + FAILED_SUFFIX).write_text(said.strip() + "\n")
+        failed.write_text(said.strip() + "\n")
         return None
     except Exception:  # the JVM went away, py4j, the disk: a later driver tries again
         return None

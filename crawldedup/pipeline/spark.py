@@ -185,14 +185,16 @@ def build_session(
 
 @contextlib.contextmanager
 def driver_session(cfg: Config, app_name: str) -> Iterator[SparkSession]:
-    """A run's session (:func:`build_session`), stopped at the end; once its work is
-    done, the class archive it was started to write is written (class_archive)."""
+    """A run's session (:func:`build_session`), stopped at the end. Once its work is done
+    and the session stopped (the JVM lives on until this process ends), the class archive
+    the driver was started to write is written (class_archive): whatever becomes of the
+    JVM then, the run's work is complete."""
     spark = build_session(cfg, app_name)
     try:
         yield spark
-        write_if_asked(spark)
     finally:
         spark.stop()
+    write_if_asked(spark)
 
 
 SUBMIT_ARGS = "PYSPARK_SUBMIT_ARGS"

@@ -36,10 +36,15 @@ def _crawl(root: Path) -> Path:
 
 
 def _run(
-    tmp: Path, name: str, cache: Path, *extra: str, log: Path | None = None
+    tmp: Path,
+    name: str,
+    cache: Path,
+    *extra: str,
+    log: Path | None = None,
+    env: dict[str, str] | None = None,
 ) -> dict[str, tuple[str, str | None]]:
     home = tmp / name
-    env = {"XDG_CACHE_HOME": str(cache)}
+    env = {**(env or {}), "XDG_CACHE_HOME": str(cache)}
     if log is not None:
         log.mkdir()
         env["JAVA_TOOL_OPTIONS"] = f"-Xlog:class+load=info:file={log}/classes-%p.log"
@@ -78,3 +83,31 @@ def test_the_first_run_writes_the_archive_and_the_next_starts_from_it(tmp_path: 
     assert list(folder.glob("*.jsa")) == [archive]  # read, not written again
     assert first == second == off
     assert first["copy"] == ("duplicate", "a0")
+
+
+def test_a_refused_archive_never_fails_the_day_and_is_not_asked_again(tmp_path: Path) -> None:
+    """Spark's own ``conf/`` holding a file (but no spark-defaults.conf, so the shipped
+    configuration still applies) puts a folder with files on the driver's class path,
+    where the JDK writes no archive: the day is judged all the same, the JDK's words
+    are kept in ``<archive>.failed``, and the next driver is not asked again."""
+    import pyspark
+
+    real = Path(pyspark.__file__).parent
+    home = tmp_path / "spark-home"
+    (home / "conf").mkdir(parents=True)
+    (home / "conf" / "log4j2.properties.template").write_text("# a template\n")
+    for name in ("bin", "jars", "python"):
+        if (real / name).exists():
+            (home / name).symlink_to(real / name)
+    _crawl(tmp_path / "crawl")
+    cache = tmp_path / "cache"
+    folder = cache / "crawldedup" / "jvm"
+    spark_home = {"SPARK_HOME": str(home)}
+    first = _run(tmp_path, "first", cache, env=spark_home)
+    assert not list(folder.glob("*.jsa"))
+    (failed,) = folder.glob("*.failed")
+    assert failed.read_text().strip()  # the JDK's reason
+    second = _run(tmp_path, "second", cache, env=spark_home, log=tmp_path / "l2")
+    assert _classes_from_archive(tmp_path / "l2") == 0
+    assert list(folder.glob("*.failed")) == [failed] and not list(folder.glob("*.jsa"))
+    assert first == second

@@ -89,3 +89,17 @@ def test_pruning_keeps_the_newest_archives(tmp_path: Path) -> None:
     ca._prune(tmp_path, paths[0])  # the one just written is kept whatever its age
     left = sorted(p.name for p in tmp_path.glob("*.jsa"))
     assert left == ["driver-0.jsa", "driver-3.jsa", "driver-4.jsa"]
+
+
+def test_a_folder_with_files_on_the_class_path_is_refused_before_the_jdk_is_asked(
+    tmp_path: Path,
+) -> None:
+    empty, full, jar = tmp_path / "empty", tmp_path / "conf", tmp_path / "spark-core.jar"
+    empty.mkdir()
+    full.mkdir()
+    jar.write_bytes(b"jar")
+    missing = tmp_path / "no-such-conf"
+    assert ca.refusal(os.pathsep.join([str(missing), str(empty), str(jar)])) is None
+    (full / "log4j2.properties").write_text("x")
+    said = ca.refusal(os.pathsep.join([str(empty), str(full), str(jar)]))
+    assert said is not None and str(full) in said
