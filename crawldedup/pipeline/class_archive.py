@@ -81,7 +81,10 @@ def archive_key(
 def launch_options(archive: Path) -> str:
     """The driver's JVM options for ``archive``: start from it when it is there, else
     record what a dump needs and name where the driver writes it (none after a dump on
-    this machine failed: its reason is in ``<archive>.failed``)."""
+    this machine failed: its reason is in ``<archive>.failed``; none for a path with
+    whitespace, which Spark would split into two JVM options)."""
+    if any(c.isspace() for c in str(archive)):
+        return ""
     if archive.is_file():
         return f"-XX:SharedArchiveFile={archive} {QUIET}"
     if archive.with_name(archive.name + FAILED_SUFFIX).exists():
@@ -140,10 +143,20 @@ def _dynamic_dump(jvm: Any, gateway: Any, path: Path) -> str:
 
 
 def _prune(folder: Path, keep: Path) -> None:
-    """Leave the ``KEEP`` newest archives (another Java's or Spark's are never read)."""
+    """Leave the ``KEEP`` newest archives (another Java's or Spark's are never read), and
+    no part file of a writer that died (older than ``STALE_LOCK_SECONDS``)."""
     others = sorted((p for p in folder.glob("*.jsa") if p != keep), key=lambda p: p.stat().st_mtime)
     for old in others[: max(0, len(others) - (KEEP - 1))]:
         old.unlink(missing_ok=True)
+    for part in folder.glob(".*.part"):
+        with contextlib.suppress(OSError):
+            if time.time() - part.stat().st_mtime > STALE_LOCK_SECONDS:
+                part.unlink()
+
+
+# Free space a dump needs (an archive is about 130 MB): JDK 17 ends the JVM when it cannot
+# write one, which under spark-submit (the DAG's driver) is the task's own process.
+MIN_FREE_BYTES = 1 << 30
 
 
 def refusal(class_path: str) -> str | None:
@@ -157,12 +170,20 @@ def refusal(class_path: str) -> str | None:
     return None
 
 
+def _enough_space(folder: Path) -> bool:
+    try:
+        return shutil.disk_usage(folder).free >= MIN_FREE_BYTES
+    except OSError:
+        return False
+
+
 def write_if_asked(spark: Any) -> Path | None:
     """Write the archive the driver was started to write (``launch_options``), once the
     day's work is done; returns its path, or None when none was asked for, another
-    driver writes it, or the dump failed (when the JDK refused, ``<archive>.failed`` holds
-    its words, and no later driver asks again). Never raises: the archive only saves
-    time."""
+    driver writes it, or it cannot be written. A class path the JDK refuses (checked
+    first: :func:`refusal`) or a dump that writes nothing leaves ``<archive>.failed``
+    with the reason, and no later driver asks again; under 1 GiB free, it waits for a
+    later driver. Never raises: the archive only saves time."""
     try:
         jvm, gateway = spark._jvm, spark._sc._gateway
         target = jvm.java.lang.System.getProperty(TARGET_PROPERTY)
@@ -184,7 +205,10 @@ def write_if_asked(spark: Any) -> Path | None:
         if archive.exists():
             return None
         archive.parent.mkdir(parents=True, exist_ok=True)
-        if not _take_lock(lock):
+        if not _enough_space(archive.parent) or not _take_lock(lock):
+            return None
+        if archive.exists():  # another driver wrote it while this one got here
+            lock.unlink(missing_ok=True)
             return None
     except OSError:  # the cache folder cannot be written: run without
         return None

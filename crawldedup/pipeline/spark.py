@@ -214,8 +214,11 @@ def shipped_launch(cfg: Config, master: str) -> tuple[str | None, str]:
     properties = str(Path(shipped) / "spark-defaults.conf")
     if not (master.startswith("local") and cfg.spark.class_archive):
         return properties, ""
-    archive = shipped_driver_archive(shipped, cfg.spark.driver_memory)
-    return properties, "" if archive is None else launch_options(archive)
+    try:
+        archive = shipped_driver_archive(shipped, cfg.spark.driver_memory)
+        return properties, "" if archive is None else launch_options(archive)
+    except (OSError, RuntimeError):  # no home folder, a jar gone mid-upgrade: run without
+        return properties, ""
 
 
 @contextlib.contextmanager
@@ -239,6 +242,9 @@ def _launch_environment(properties: str | None) -> Iterator[None]:
             os.environ[SUBMIT_ARGS] = before
 
 
+_CLASS_PATH_ENV = ("SPARK_DIST_CLASSPATH", "HADOOP_CONF_DIR", "YARN_CONF_DIR", SUBMIT_ARGS)
+
+
 def shipped_driver_archive(shipped: str, driver_memory: str) -> Path | None:
     """The class archive (class_archive) of a local driver under the shipped Spark
     configuration: named by the Java, the Spark jars, the class path's configuration
@@ -257,6 +263,7 @@ def shipped_driver_archive(shipped: str, driver_memory: str) -> Path | None:
         jars,
         conf_dir=str(Path(spark_home) / "conf"),  # the launcher's default, SPARK_CONF_DIR unset
         java_options=f"{options} -Xmx{driver_memory}",
-        extra={k: env[k] for k in ("SPARK_DIST_CLASSPATH",) if k in env},
+        # What else the launcher puts on the class path, and a user's spark-submit flags.
+        extra={k: env[k] for k in _CLASS_PATH_ENV if k in env},
     )
     return cache_folder(env) / f"driver-{key}.jsa"

@@ -103,3 +103,21 @@ def test_a_folder_with_files_on_the_class_path_is_refused_before_the_jdk_is_aske
     (full / "log4j2.properties").write_text("x")
     said = ca.refusal(os.pathsep.join([str(empty), str(full), str(jar)]))
     assert said is not None and str(full) in said
+
+
+def test_a_cache_path_with_whitespace_gets_no_archive_options(tmp_path: Path) -> None:
+    # Spark splits spark.driver.extraJavaOptions on whitespace: the path would become two
+    # JVM arguments and the driver would not start.
+    assert ca.launch_options(tmp_path / "John Doe" / "driver-abc.jsa") == ""
+
+
+def test_pruning_removes_a_dead_writers_part_file_only(tmp_path: Path) -> None:
+    keep = tmp_path / "driver-0.jsa"
+    keep.write_bytes(b"x")
+    dead, live = tmp_path / ".driver-1.jsa.41.part", tmp_path / ".driver-1.jsa.42.part"
+    for p in (dead, live):
+        p.write_bytes(b"half an archive")
+    old = time.time() - ca.STALE_LOCK_SECONDS - 5
+    os.utime(dead, (old, old))
+    ca._prune(tmp_path, keep)
+    assert not dead.exists() and live.exists() and keep.exists()
