@@ -78,16 +78,18 @@ def archive_key(
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:24]
 
 
-def launch_options(archive: Path) -> str:
-    """The driver's JVM options for ``archive``: start from it when it is there, else
-    record what a dump needs and name where the driver writes it (none after a dump on
-    this machine failed: its reason is in ``<archive>.failed``; none for a path with
-    whitespace, which Spark would split into two JVM options)."""
+def launch_options(archive: Path, write: bool = True) -> str:
+    """The driver's JVM options for ``archive``: start from it when it is there, else,
+    for a driver that will write it (``write``: one that calls :func:`write_if_asked`),
+    record what a dump needs and name where it goes. Recording costs a session about
+    1.6 CPU s, so a driver that will not write gets nothing. None after a dump on this
+    machine failed (its reason is in ``<archive>.failed``), nor for a path with
+    whitespace, which Spark would split into two JVM options."""
     if any(c.isspace() for c in str(archive)):
         return ""
     if archive.is_file():
         return f"-XX:SharedArchiveFile={archive} {QUIET}"
-    if archive.with_name(archive.name + FAILED_SUFFIX).exists():
+    if not write or archive.with_name(archive.name + FAILED_SUFFIX).exists():
         return ""
     return f"-XX:+RecordDynamicDumpInfo -D{TARGET_PROPERTY}={archive} {QUIET}"
 

@@ -124,8 +124,12 @@ def build_session(
     cfg: Config,
     app_name: str = "crawldedup",
     master: str | None = None,
+    *,
+    writes_archive: bool = False,
 ) -> SparkSession:
-    """A session with quiet logs; ``master`` None keeps what spark-submit chose.
+    """A session with quiet logs; ``master`` None keeps what spark-submit chose. A local
+    driver starts from the class archive when there is one; ``writes_archive``: the
+    caller writes it when there is none (:func:`driver_session` does).
 
     JVM options other than the quiet logging (memory aside) are not set here: they belong
     to Spark's own configuration (``spark-defaults.conf`` in ``SPARK_CONF_DIR``, or
@@ -173,7 +177,7 @@ def build_session(
     # This call starts the driver JVM: pyspark hands the builder's settings to
     # spark-submit as --conf, so the driver's options take effect here.
     builder = builder.master(master).config("spark.driver.memory", cfg.spark.driver_memory)
-    properties, archive_opts = shipped_launch(cfg, master)
+    properties, archive_opts = shipped_launch(cfg, master, writes_archive)
     java_opts = f"{java_opts} {archive_opts}".strip()
     if java_opts:
         builder = builder.config("spark.driver.extraJavaOptions", java_opts)
@@ -189,7 +193,7 @@ def driver_session(cfg: Config, app_name: str) -> Iterator[SparkSession]:
     and the session stopped (the JVM lives on until this process ends), the class archive
     the driver was started to write is written (class_archive): whatever becomes of the
     JVM then, the run's work is complete."""
-    spark = build_session(cfg, app_name)
+    spark = build_session(cfg, app_name, writes_archive=True)
     try:
         yield spark
     finally:
@@ -200,14 +204,15 @@ def driver_session(cfg: Config, app_name: str) -> Iterator[SparkSession]:
 SUBMIT_ARGS = "PYSPARK_SUBMIT_ARGS"
 
 
-def shipped_launch(cfg: Config, master: str) -> tuple[str | None, str]:
+def shipped_launch(cfg: Config, master: str, writes: bool = True) -> tuple[str | None, str]:
     """What a driver crawldedup starts with ``master`` gets of the configuration it ships:
     the file for spark-submit's ``--properties-file`` (None when the deployment has a
     Spark configuration of its own, which wins), and the driver's JVM options for its class
-    archive ("" for none: not a local master, ``spark.class_archive`` off, or no Spark
-    jars found). The file is given as ``--properties-file``, not as ``SPARK_CONF_DIR``:
-    Spark puts that folder on the JVM's class path, where the JDK archives no folder with
-    files (class_archive). ``crawldedup run`` and the DAG's dedup task both call this."""
+    archive ("" for none: not a local master, ``spark.class_archive`` off, no Spark jars
+    found, or no archive yet for a driver that ``writes`` none). The file is given as
+    ``--properties-file``, not as ``SPARK_CONF_DIR``: Spark puts that folder on the JVM's
+    class path, where the JDK archives no folder with files (class_archive). ``crawldedup
+    run`` and the DAG's dedup task (whose application writes the archive) both call this."""
     shipped = default_conf_dir()
     if shipped is None:
         return None, ""
@@ -216,7 +221,7 @@ def shipped_launch(cfg: Config, master: str) -> tuple[str | None, str]:
         return properties, ""
     try:
         archive = shipped_driver_archive(shipped, cfg.spark.driver_memory)
-        return properties, "" if archive is None else launch_options(archive)
+        return properties, "" if archive is None else launch_options(archive, writes)
     except (OSError, RuntimeError):  # no home folder, a jar gone mid-upgrade: run without
         return properties, ""
 

@@ -121,3 +121,11 @@ def test_pruning_removes_a_dead_writers_part_file_only(tmp_path: Path) -> None:
     os.utime(dead, (old, old))
     ca._prune(tmp_path, keep)
     assert not dead.exists() and live.exists() and keep.exists()
+
+
+def test_a_driver_that_will_not_write_the_archive_records_nothing(tmp_path: Path) -> None:
+    # Recording what a dump needs costs a session about 1.6 CPU s (docs/operations.md).
+    archive = tmp_path / "driver-abc.jsa"
+    assert ca.launch_options(archive, write=False) == ""
+    archive.write_bytes(b"archive")
+    assert ca.launch_options(archive, write=False).split()[0] == f"-XX:SharedArchiveFile={archive}"
