@@ -170,17 +170,15 @@ def build_session(
         # that pyspark runs after every task (crawldedup/pipeline/worker_daemon.py);
         # unless the deployment's own Spark configuration names a daemon.
         builder = builder.config(DAEMON_KEY, WORKER_DAEMON)
-    if not master:
-        spark = builder.getOrCreate()
-        spark.sparkContext.setLogLevel("ERROR")
-        return spark
-    # This call starts the driver JVM: pyspark hands the builder's settings to
-    # spark-submit as --conf, so the driver's options take effect here.
-    builder = builder.master(master).config("spark.driver.memory", cfg.spark.driver_memory)
-    properties, archive_opts = shipped_launch(cfg, master, writes_archive)
-    java_opts = f"{java_opts} {archive_opts}".strip()
-    if java_opts:
-        builder = builder.config("spark.driver.extraJavaOptions", java_opts)
+    properties = None
+    if master:
+        # This call starts the driver JVM: pyspark hands the builder's settings to
+        # spark-submit as --conf, so the driver's options take effect here.
+        builder = builder.master(master).config("spark.driver.memory", cfg.spark.driver_memory)
+        properties, archive_opts = shipped_launch(cfg, master, writes_archive)
+        java_opts = f"{java_opts} {archive_opts}".strip()
+        if java_opts:
+            builder = builder.config("spark.driver.extraJavaOptions", java_opts)
     with _launch_environment(properties):
         spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
