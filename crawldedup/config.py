@@ -249,7 +249,16 @@ class CascadeConfig:
         gt=0,
         le=1,
     )
-    excerpt_min_chars: int = knob(60, "... and at least this many normalized characters.", ge=1)
+    excerpt_min_chars: int = knob(60, "... and at least this many normalized characters ...", ge=1)
+    excerpt_max_length_share: float = knob(
+        0.5,
+        "... and the page judged is the shorter, at most this share of the earlier page's "
+        "length: a long page is no copy of an earlier excerpt of it, and two pages of about "
+        "one length that share paragraphs are editions or rewrites of one text, which Jaccard "
+        "and containment judge.",
+        gt=0,
+        le=1,
+    )
     excerpt_max_docs: int = knob(
         8,
         "A paragraph the index (or the day) holds for more documents than this is frequent "

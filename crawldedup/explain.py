@@ -212,13 +212,17 @@ def paragraph_line(store: Store, a: DocView, b: DocView, cfg: Config) -> str | N
     c = cfg.cascade
     rare = sum(paragraph_chars(k) for k in both if held[k] <= c.excerpt_max_docs)
     lengths = [n for n in (a.length, b.length) if n]
-    share = f"{min(1.0, rare / min(lengths)):.3f}" if len(lengths) == 2 else "?"
+    known = len(lengths) == 2
+    share = f"{min(1.0, rare / min(lengths)):.3f}" if known else "?"
+    ratio = f"{min(lengths) / max(lengths):.3f}" if known else "?"
     counts = ", ".join(str(held[k]) for k in both) or "-"
     return (
         f"paragraphs {len(both)} shared of {len(pa)} and {len(pb)} "
         f"({sum(paragraph_chars(k) for k in both)} characters; documents holding each: "
-        f"{counts}); rare ones: {rare} characters, {share} of the shorter page (an excerpt "
-        f"needs >= {c.excerpt_min_chars} and >= {c.excerpt_min_share})"
+        f"{counts}); rare ones: {rare} characters, {share} of the shorter page, which is "
+        f"{ratio} of the longer's length (an excerpt needs >= {c.excerpt_min_chars} and >= "
+        f"{c.excerpt_min_share}, and is the later page, at most "
+        f"{c.excerpt_max_length_share} of the earlier's length)"
     )
 
 

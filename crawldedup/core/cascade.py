@@ -52,6 +52,7 @@ class Candidate:
     shorter_chars: int | None = None  # normalized length of the shorter document
     editions: bool = False  # the two URLs differ only in versions (core.editions)
     shared_chars: int | None = None  # rule paragraph: normalized chars of shared paragraphs
+    cand_chars: int | None = None  # normalized length of the candidate (the earlier page)
 
 
 @dataclass(frozen=True)
@@ -85,6 +86,7 @@ class Policy:
     short_min_containment: float = CascadeConfig.short_min_containment
     excerpt_min_share: float = CascadeConfig.excerpt_min_share
     excerpt_min_chars: int = CascadeConfig.excerpt_min_chars
+    excerpt_max_length_share: float = CascadeConfig.excerpt_max_length_share
     max_hamming: int = SimhashConfig.max_distance
     simhash_min_jaccard: float = SeedConfig.simhash_min_jaccard
     editions: bool = EditionsConfig.enabled
@@ -104,6 +106,7 @@ class Policy:
             short_min_containment=c.short_min_containment,
             excerpt_min_share=c.excerpt_min_share,
             excerpt_min_chars=c.excerpt_min_chars,
+            excerpt_max_length_share=c.excerpt_max_length_share,
             max_hamming=cfg.simhash.max_distance,
             simhash_min_jaccard=seed.simhash_min_jaccard,
             editions=cfg.editions.enabled,
@@ -152,10 +155,16 @@ def ordinary_verify(c: Candidate, policy: Policy) -> tuple[str, float] | None:
 def excerpt_verify(c: Candidate, policy: Policy) -> tuple[str, float] | None:
     """An excerpt (docs/algorithm.md#excerpts): a candidate found by paragraph keys whose
     shared paragraphs hold at least ``excerpt_min_chars`` and ``excerpt_min_share`` of the
-    shorter page's text. The shingle sketches cannot tell: a few paragraphs of a long
-    page leave its bottom-k sketch a handful of values to compare."""
-    shared, shorter = c.shared_chars, c.shorter_chars
+    shorter page's text, the document being that shorter page and at most
+    ``excerpt_max_length_share`` of the candidate's length (when it is known). The shingle
+    sketches cannot tell: a few paragraphs of a long page leave its bottom-k sketch a
+    handful of values to compare. A long page is no copy of an earlier excerpt of it (it
+    holds much more), and two pages of about one length that share paragraphs are
+    editions or rewrites, which Jaccard and containment judge."""
+    shared, shorter, cand = c.shared_chars, c.shorter_chars, c.cand_chars
     if c.rule != "paragraph" or not shared or not shorter:
+        return None
+    if cand is not None and shorter > policy.excerpt_max_length_share * cand:
         return None
     share = min(1.0, shared / shorter)
     if shared >= policy.excerpt_min_chars and share >= policy.excerpt_min_share:

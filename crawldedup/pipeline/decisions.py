@@ -53,6 +53,11 @@ def _ordinary(policy: Policy) -> tuple[Column, Column]:
         & (shorter > 0)
         & (shared >= policy.excerpt_min_chars)
         & (share >= policy.excerpt_min_share)
+        # the document is a part of a longer earlier page (core.cascade.excerpt_verify)
+        & (
+            F.col("cand_chars").isNull()
+            | (shorter <= F.col("cand_chars") * policy.excerpt_max_length_share)
+        )
     )
     # Paragraph candidates: their paragraphs decide, not the sketch containment.
     contained = (F.col("rule") != Rule.PARAGRAPH.value) & (containment >= c_bar)

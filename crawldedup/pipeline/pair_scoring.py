@@ -85,6 +85,7 @@ def _scores(
             # null when the candidate's length is unknown (rows stored before it was)
             pc.if_else(b_chars.is_null(), pa.scalar(None, shorter.type), shorter).cast(pa.int32()),
             pa.array(editions, pa.bool_()),
+            pc.cast(b_chars, pa.int32()),
         ],
         schema=schema,
     )

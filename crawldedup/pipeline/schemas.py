@@ -95,6 +95,7 @@ PAIR_SCORES = _s(
     ("smaller_shingles", DoubleType(), True),  # distinct shingles of the smaller document
     ("shorter_chars", IntegerType(), True),  # length of the shorter, null when unknown
     ("editions", BooleanType(), True),  # URLs differ only in versions (core.editions)
+    ("cand_chars", IntegerType(), True),  # the candidate's length, null when unknown
 )
 
 # The candidate side of an earlier day's candidate pair, read from the store.

@@ -28,6 +28,7 @@ SCORED = _s(
     ("shorter_chars", IntegerType(), True),
     ("editions", BooleanType(), True),
     ("shared_chars", IntegerType(), True),
+    ("cand_chars", IntegerType(), True),
 )
 
 
@@ -55,7 +56,11 @@ def _random_candidates(rng: random.Random, n_docs: int) -> dict[str, list[Candid
                 # Rule paragraph's shared paragraph lengths, around the excerpt bars.
                 shared = rng.choice([None, 0, 59, 60, 61, 180, 299, 300, 2000])
                 shared = shared if rule == "paragraph" else None
-                cands.append(Candidate(cand, fetched, rule, *measures, shared))
+                # The candidate's length: unknown, shorter than the document, around twice
+                # the shorter's (the excerpt's length bar), or much longer.
+                shorter = measures[5]
+                cand_chars = rng.choice([None, 50, *((shorter * f) for f in (1, 2, 3) if shorter)])
+                cands.append(Candidate(cand, fetched, rule, *measures, shared, cand_chars))
         out[f"d{i}"] = cands
     return out
 
@@ -68,11 +73,15 @@ POLICIES = [
     Policy(editions=False),
     Policy(edition_min_jaccard=0.9),
     Policy(excerpt_min_share=0.3, excerpt_min_chars=300),
+    Policy(excerpt_max_length_share=0.9),
 ]
 
 
 def _policy_id(p: Policy) -> str:
-    return f"{p.profile}-{p.min_jaccard}-{p.editions}-{p.edition_min_jaccard}-{p.excerpt_min_share}"
+    return (
+        f"{p.profile}-{p.min_jaccard}-{p.editions}-{p.edition_min_jaccard}-{p.excerpt_min_share}"
+        f"-{p.excerpt_max_length_share}"
+    )
 
 
 @pytest.mark.parametrize("policy", POLICIES, ids=_policy_id)

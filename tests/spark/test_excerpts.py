@@ -102,8 +102,12 @@ def test_an_excerpt_is_found_by_its_paragraphs_and_frequent_text_is_not(
             "FN new",
         ),
     ]
-    # Without the frequency bar, the standard sentence alone makes the new page an excerpt.
-    no_bar = on.replace(**{"cascade.excerpt_max_docs": 1000})
+    # Without the frequency bar, the standard sentence alone makes the new page an excerpt
+    # (the length bar is off too: two function pages of about one length are no excerpt
+    # of each other either).
+    no_bar = on.replace(
+        **{"cascade.excerpt_max_docs": 1000, "cascade.excerpt_max_length_share": 1.0}
+    )
     for name, c in (("on", on), ("default", cfg), ("no_bar", no_bar)):
         root, home = tmp_path / name / "crawl", tmp_path / name / "home"
         _day(spark, root, home, c, "2026-11-01", day1)
@@ -129,3 +133,31 @@ def test_an_excerpt_is_found_by_its_paragraphs_and_frequent_text_is_not(
         # earlier pages carry (frequent text): no excerpt.
         assert got["essay"]["verdict"] == "unique", (name, got["essay"])
         assert got["fn-new"]["verdict"] == "unique", (name, got["fn-new"])
+
+
+def test_a_page_is_no_copy_of_an_earlier_excerpt_of_it(
+    spark: Any, tmp_path: Path, small: Config
+) -> None:
+    """The excerpt comes first, the whole article a day later: the article holds far more
+    than the excerpt, so it stays unique (its excerpt shares a paragraph with it, which
+    makes the excerpt a copy of the article, never the article a copy of the excerpt).
+    With the length bar off (``cascade.excerpt_max_length_share = 1``) the article is
+    judged a copy of the earlier excerpt: the bar is what keeps it unique."""
+    on = small.replace(**{"cascade.rules": RULES})
+    no_bar = on.replace(**{"cascade.excerpt_max_length_share": 1.0})
+    excerpt = "\n".join(["A passage worth quoting:", ARTICLE[2], "(via docs.python.org)"])
+    day1 = [rec("excerpt", excerpt, "2026-11-01T01:00:00Z", "Comments in Python")]
+    day2 = [rec("article", "\n".join(ARTICLE), "2026-11-02T01:00:00Z", "Informal introduction")]
+    for name, c in (("on", on), ("no_bar", no_bar)):
+        root, home = tmp_path / name / "crawl", tmp_path / name / "home"
+        _day(spark, root, home, c, "2026-11-01", day1)
+        _day(spark, root, home, c, "2026-11-02", day2)
+        got = verdicts(DayContext(day="2026-11-02", home=home, cfg=c))["article"]
+        if name == "on":
+            assert got["verdict"] == "unique", got
+        else:
+            assert (got["verdict"], got["measure"], got["duplicate_of"]) == (
+                "duplicate",
+                "excerpt",
+                "excerpt",
+            ), got

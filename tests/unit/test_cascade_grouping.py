@@ -205,3 +205,26 @@ def test_policy_defaults_are_the_configs() -> None:
     from crawldedup.config import Config
 
     assert Policy() == Policy.from_config(Config())
+
+
+def test_an_excerpt_is_the_shorter_page_and_a_part_of_the_earlier_one() -> None:
+    policy = Policy(excerpt_min_share=0.8, excerpt_min_chars=60, excerpt_max_length_share=0.5)
+
+    def para(doc_chars: int, cand_chars: int | None) -> Candidate:
+        # 150 characters of shared paragraphs; shorter_chars is the shorter of the two
+        shorter = min(doc_chars, cand_chars) if cand_chars is not None else doc_chars
+        return Candidate(
+            "a", "t", "paragraph", 0.0, None, 0.1, 0.3, 40, shorter, False, 150, cand_chars
+        )
+
+    # A 180-character quotation of a 2,000-character article: an excerpt.
+    assert decide([para(180, 2000)], policy).measure == "excerpt"
+    # The article judged against its earlier 180-character excerpt: no copy of it.
+    assert decide([para(2000, 180)], policy) == UNIQUE
+    # Two pages of about one length sharing most paragraphs (editions): not by paragraphs.
+    assert decide([para(180, 200)], policy) == UNIQUE
+    # The candidate's length unknown (a row stored before lengths were): shares decide.
+    assert decide([para(180, None)], policy).measure == "excerpt"
+    # The bar off: the old decision, whichever side is shorter.
+    off = Policy(excerpt_min_share=0.8, excerpt_min_chars=60, excerpt_max_length_share=1.0)
+    assert decide([para(2000, 180)], off).measure == "excerpt"
