@@ -12,7 +12,9 @@ Spark configuration crawldedup ships and its class archive; the log folder is fi
 (the first run of a new folder writes one, the 5-15 s it costs once are in that run).
 
 Per day it prints: wall and CPU seconds of the whole process tree (as
-``benchmarks/crawl_vs_peers.py`` measures them), the jobs, stages and tasks Spark ran,
+``benchmarks/crawl_vs_peers.py`` measures them), its driver JVM's and its Python
+processes' CPU (sampled: a lower bound), crawldedup's stages' wall seconds (its stderr
+lines), the jobs, stages and tasks Spark ran,
 the executors' task CPU (``Executor CPU Time``: the JVM's side of the tasks, not the
 Python workers'), their GC time, the bytes shuffled, and the stages that ran longest (the
 call site Spark names for each). Issue 44 asks for the jobs and shuffles of a day before
@@ -26,9 +28,13 @@ import json
 import os
 import sys
 import tempfile
+import threading
+import time
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
+
+import psutil
 
 sys.path.insert(0, str(Path(__file__).parent))
 from crawl_vs_peers import become_subreaper, run_tree
@@ -89,6 +95,48 @@ def read_event_log(path: Path) -> DayLog:
     return log
 
 
+class ProcessSplit(threading.Thread):
+    """Samples, while a run lives, the CPU seconds of every process under the one whose
+    command line holds ``marker``: the driver JVM apart from the Python processes (the
+    command line and its workers). A lower bound: a process's last quarter second before
+    it exits is not seen."""
+
+    def __init__(self, marker: str) -> None:
+        super().__init__(daemon=True)
+        self.marker = marker
+        self.cpu: dict[int, tuple[str, float]] = {}
+        self.done = threading.Event()
+
+    def _root(self) -> psutil.Process | None:
+        for p in psutil.process_iter(["cmdline"]):
+            if self.marker in " ".join(p.info["cmdline"] or []):
+                return p
+        return None
+
+    def run(self) -> None:
+        root = None
+        while not self.done.is_set():
+            root = root or self._root()
+            if root is not None:
+                try:
+                    procs = [root, *root.children(recursive=True)]
+                except psutil.NoSuchProcess:
+                    procs = []
+                for p in procs:
+                    try:
+                        t = p.cpu_times()
+                        name = p.name()
+                        kind = "jvm" if name == "java" else "other"
+                        kind = "python" if "python" in name else kind
+                        self.cpu[p.pid] = (kind, t.user + t.system)
+                    except psutil.Error:
+                        continue
+            time.sleep(0.25)
+
+    def of(self, kind: str) -> float:
+        return sum(c for k, c in self.cpu.values() if k == kind)
+
+
 def newest_app(events: Path, before: set[Path]) -> Path:
     """The event log the last run wrote into ``events``."""
     new = [p for p in events.iterdir() if p not in before and not p.name.endswith(".inprogress")]
@@ -121,29 +169,39 @@ def main(argv: list[str] | None = None) -> int:
     )
     crawldedup = str(Path(sys.executable).parent / "crawldedup")
     print(f"home {home}; run logs in {work}; event logs under {args.events}")
-    header = "| day | wall s | CPU s | jobs | stages | tasks | task CPU s | GC s | shuffle MB |"
+    header = (
+        "| day | wall s | CPU s | JVM CPU s | Python CPU s | jobs | stages | tasks | "
+        "task CPU s | GC s | shuffle MB |"
+    )
     rows: list[str] = []
     for folder in args.days:
         day = folder.name.removeprefix("dt=")
         before = set(args.events.iterdir())
         cmd = [crawldedup, "run", "--date", day, "--input", str(folder), "--home", str(home)]
+        split = ProcessSplit(f"--input {folder}")
+        split.start()
         tree = run_tree(cmd, work / f"run-{day}.log", env=env)
+        split.done.set()
+        split.join()
         if tree.rc != 0:
             raise SystemExit(f"crawldedup run --date {day} exited {tree.rc}: {work}/run-{day}.log")
         log = read_event_log(newest_app(args.events, before))
         rows.append(
-            f"| {day} | {tree.wall:.1f} | {tree.cpu:.1f} | {log.jobs} | {len(log.stages)} | "
+            f"| {day} | {tree.wall:.1f} | {tree.cpu:.1f} | {split.of('jvm'):.1f} | "
+            f"{split.of('python'):.1f} | {log.jobs} | {len(log.stages)} | "
             f"{log.tasks} | {log.total('cpu_s'):.2f} | {log.total('gc_s'):.2f} | "
             f"{log.total('shuffle_write_mb'):.1f} |"
         )
-        print(f"\n{day}: the {args.top} longest stages (task run time, all tasks)")
+        stage_s = ", ".join(f"{stage} {secs:.1f}" for _, stage, secs, _ in tree.stages)
+        print(f"\n{day}: crawldedup's stages, wall s: {stage_s}")
+        print(f"{day}: the {args.top} longest Spark stages (task run time, all tasks)")
         longest = sorted(log.stages.items(), key=lambda kv: -kv[1].run_s)[: args.top]
         for sid, c in longest:
             print(
                 f"  stage {sid:3d} run {c.run_s:6.2f} s, task CPU {c.cpu_s:5.2f} s, "
                 f"{c.tasks:3d} tasks, shuffle {c.shuffle_write_mb:5.1f} MB  {c.name[:70]}"
             )
-    print("\n" + header + "\n|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print("\n" + header + "\n|---|" + "---:|" * 10)
     print("\n".join(rows))
     return 0
 
