@@ -291,8 +291,10 @@ def _look_up(
     max_distance: int = 64,
     since: str = "",
 ) -> Iterator[tuple[Any, ...]]:
-    """LOOKUPS rows of Bloom hits: one multi-get per rule and batch of hits. Postings of
-    days before ``since`` (outside ``index.keep_days``) are left out."""
+    """LOOKUPS rows of Bloom hits: one multi-get per rule and batch of hits. Only postings
+    of earlier days count, from ``since`` on (``index.keep_days``): a rerun of a day whose
+    later days are published sees the index its first run saw (how many documents hold a
+    key: the excerpt's frequency bar, the postings cap)."""
 
     # A candidate is one row per task (_first_sight); the rows without a candidate (each
     # key's count of postings) all stay.
@@ -309,7 +311,7 @@ def _look_up(
             near = []  # SimHash postings within max_distance bits (block collisions dropped)
             for col, value in cells.items():
                 cand_day, cand_fetched = parse_posting(value)
-                if cand_day != day and cand_day >= since:
+                if since <= cand_day < day:
                     posting = (cand_fetched, posting_doc_id(col), cand_day)
                     postings.append(posting)
                     if rule != Rule.SIMHASH or _near(
@@ -317,7 +319,7 @@ def _look_up(
                     ):
                         near.append(posting)
             yield (r["id"], r["fetched_at"], rule, r["key"], len(postings), None, None, None)
-            earlier = sorted(p for p in near if p[2] < day and p[1] != r["id"])
+            earlier = sorted(p for p in near if p[1] != r["id"])
             own = rule == _LSH and r["key"].endswith(OWN_KEY_SUFFIX)
             for cand_fetched, cand_id, cand_day in earlier[:cap]:
                 if not _first_sight(seen, r["id"], rule, cand_id, own):

@@ -161,3 +161,47 @@ def test_a_page_is_no_copy_of_an_earlier_excerpt_of_it(
                 "excerpt",
                 "excerpt",
             ), got
+
+
+def test_a_rerun_counts_only_earlier_days_holding_a_paragraph(
+    spark: Any, tmp_path: Path, small: Config
+) -> None:
+    """The excerpt's frequency bar counts the documents of earlier days that hold a
+    paragraph. Rerun after later days are published, the day sees what its first run saw:
+    three later pages quoting the same paragraph do not make it frequent text for it (a
+    rerun equals a fresh run)."""
+    cfg = small.replace(**{"cascade.rules": RULES, "cascade.excerpt_max_docs": 2})
+    root, home = tmp_path / "crawl", tmp_path / "home"
+    excerpt = "\n".join(["A passage worth quoting:", ARTICLE[2], "(via docs.python.org)"])
+    _day(
+        spark,
+        root,
+        home,
+        cfg,
+        "2026-11-01",
+        [rec("article", "\n".join(ARTICLE), "2026-11-01T01:00:00Z", "Informal introduction")],
+    )
+    _day(
+        spark,
+        root,
+        home,
+        cfg,
+        "2026-11-02",
+        [rec("excerpt", excerpt, "2026-11-02T01:00:00Z", "Comments in Python")],
+    )
+    first = verdicts(DayContext(day="2026-11-02", home=home, cfg=cfg))["excerpt"]
+    assert (first["verdict"], first["measure"]) == ("duplicate", "excerpt"), first
+    later = [
+        rec(
+            f"quote{i}",
+            f"Quoted on a forum, post {i}.\n{ARTICLE[2]}",
+            f"2026-11-03T0{i}:00:00Z",
+            f"Quote {i}",
+            url=f"http://forum{i}.example/t",
+        )
+        for i in range(3)
+    ]
+    _day(spark, root, home, cfg, "2026-11-03", later)
+    ctx = DayContext(day="2026-11-02", home=home, cfg=cfg, input_dir=root / "dt=2026-11-02")
+    run_all(spark, ctx)
+    assert verdicts(DayContext(day="2026-11-02", home=home, cfg=cfg))["excerpt"] == first
