@@ -13,10 +13,11 @@ Spark configuration crawldedup ships and its class archive; the log folder is fi
 
 Per day it prints: wall and CPU seconds of the whole process tree (as
 ``benchmarks/crawl_vs_peers.py`` measures them), its driver JVM's and its Python
-processes' CPU (sampled: a lower bound), crawldedup's stages' wall seconds (its stderr
-lines), the jobs, stages and tasks Spark ran,
-the executors' task CPU (``Executor CPU Time``: the JVM's side of the tasks, not the
-Python workers'), their GC time, the bytes shuffled, and the stages that ran longest (the
+processes' CPU (sampled: a lower bound; the JVM's by thread role: planning, JIT, tasks,
+GC; the Python command line's apart from Spark's Python workers), crawldedup's stages'
+wall seconds (its stderr lines), the jobs, stages and tasks Spark ran, the executors'
+task CPU (``Executor CPU Time``: the JVM's side of the tasks, not the Python workers'),
+their GC time, the bytes shuffled, and the stages that ran longest (the
 call site Spark names for each). Issue 44 asks for the jobs and shuffles of a day before
 and after a change: run this at both commits.
 """
@@ -26,6 +27,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 import tempfile
 import threading
@@ -95,16 +97,35 @@ def read_event_log(path: Path) -> DayLog:
     return log
 
 
+# The driver JVM's threads by what they do, from their names (/proc/PID/task/TID/comm,
+# cut at 15 characters): py4j's command threads ("Thread-N") run what Python asks of the
+# JVM (a query's analysis, optimization, planning and code generation); the executor's
+# task threads run the tasks (Arrow to and from Python, Parquet, shuffles).
+THREAD_ROLES = (
+    ("tasks", re.compile(r"^Executor task")),
+    ("planning (py4j)", re.compile(r"^Thread-\d+$")),
+    ("JIT", re.compile(r"^C[12] CompilerThre")),
+    ("GC", re.compile(r"^(GC Thread|G1 |VM Thread)")),
+    ("main", re.compile(r"^java$")),
+)
+
+
+def thread_role(name: str) -> str:
+    return next((role for role, pattern in THREAD_ROLES if pattern.match(name)), "other")
+
+
 class ProcessSplit(threading.Thread):
     """Samples, while a run lives, the CPU seconds of every process under the one whose
-    command line holds ``marker``: the driver JVM apart from the Python processes (the
-    command line and its workers). A lower bound: a process's last quarter second before
-    it exits is not seen."""
+    command line holds ``marker``: the driver JVM (and its threads by role:
+    :data:`THREAD_ROLES`) apart from the Python processes (the command line; its workers).
+    A lower bound: a process's or thread's last quarter second before it exits is not
+    seen."""
 
     def __init__(self, marker: str) -> None:
         super().__init__(daemon=True)
         self.marker = marker
         self.cpu: dict[int, tuple[str, float]] = {}
+        self.threads: dict[tuple[int, int], tuple[str, float]] = {}
         self.done = threading.Event()
 
     def _root(self) -> psutil.Process | None:
@@ -112,6 +133,14 @@ class ProcessSplit(threading.Thread):
             if self.marker in " ".join(p.info["cmdline"] or []):
                 return p
         return None
+
+    def _sample_threads(self, p: psutil.Process) -> None:
+        for t in p.threads():
+            try:
+                name = Path(f"/proc/{p.pid}/task/{t.id}/comm").read_text().strip()
+            except OSError:
+                continue
+            self.threads[(p.pid, t.id)] = (thread_role(name), t.user_time + t.system_time)
 
     def run(self) -> None:
         root = None
@@ -127,14 +156,25 @@ class ProcessSplit(threading.Thread):
                         t = p.cpu_times()
                         name = p.name()
                         kind = "jvm" if name == "java" else "other"
-                        kind = "python" if "python" in name else kind
+                        if p.pid == root.pid or "python" in name:  # root: `crawldedup`
+                            line = " ".join(p.cmdline())
+                            worker = any(m in line for m in ("worker_daemon", "pyspark."))
+                            kind = "python worker" if worker else "python"
                         self.cpu[p.pid] = (kind, t.user + t.system)
+                        if kind == "jvm":
+                            self._sample_threads(p)
                     except psutil.Error:
                         continue
             time.sleep(0.25)
 
-    def of(self, kind: str) -> float:
-        return sum(c for k, c in self.cpu.values() if k == kind)
+    def of(self, *kinds: str) -> float:
+        return sum(c for k, c in self.cpu.values() if k in kinds)
+
+    def jvm_roles(self) -> dict[str, float]:
+        out: dict[str, float] = defaultdict(float)
+        for role, cpu in self.threads.values():
+            out[role] += cpu
+        return dict(sorted(out.items(), key=lambda kv: -kv[1]))
 
 
 def newest_app(events: Path, before: set[Path]) -> Path:
@@ -188,12 +228,18 @@ def main(argv: list[str] | None = None) -> int:
         log = read_event_log(newest_app(args.events, before))
         rows.append(
             f"| {day} | {tree.wall:.1f} | {tree.cpu:.1f} | {split.of('jvm'):.1f} | "
-            f"{split.of('python'):.1f} | {log.jobs} | {len(log.stages)} | "
+            f"{split.of('python', 'python worker'):.1f} | {log.jobs} | {len(log.stages)} | "
             f"{log.tasks} | {log.total('cpu_s'):.2f} | {log.total('gc_s'):.2f} | "
             f"{log.total('shuffle_write_mb'):.1f} |"
         )
         stage_s = ", ".join(f"{stage} {secs:.1f}" for _, stage, secs, _ in tree.stages)
         print(f"\n{day}: crawldedup's stages, wall s: {stage_s}")
+        roles = ", ".join(f"{r} {c:.1f}" for r, c in split.jvm_roles().items())
+        print(f"{day}: the driver JVM's threads, CPU s: {roles}")
+        print(
+            f"{day}: Python CPU s: the command line {split.of('python'):.1f}, "
+            f"Spark's Python workers {split.of('python worker'):.1f}"
+        )
         print(f"{day}: the {args.top} longest Spark stages (task run time, all tasks)")
         longest = sorted(log.stages.items(), key=lambda kv: -kv[1].run_s)[: args.top]
         for sid, c in longest:
