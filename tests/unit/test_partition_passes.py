@@ -153,13 +153,21 @@ def test_the_same_day_pass_writes_every_key_row_ranked_within_the_day(tmp_path: 
 def test_key_buckets_are_one_file_per_task_read_one_bucket_at_a_time(tmp_path: Path) -> None:
     """Every key row lands in its key's bucket whichever task wrote it; a task writes one
     file (not one per bucket), each of its row groups holding one bucket."""
-    import zlib
-
-    from crawldedup.pipeline.candidates_stage import BUCKET, read_key_bucket, write_key_buckets
+    from crawldedup.pipeline.candidates_stage import (
+        BUCKET,
+        key_bucket,
+        read_key_bucket,
+        write_key_buckets,
+    )
 
     buckets = 7
+    # Band keys (hex, by range) and keys of no hex prefix (by their crc32) alike.
+    key = [
+        f"{i * 2749 % 65536:04x}{i:012x}.{i % 3}" if i % 2 else f"k{i % 23}.{i % 3}"
+        for i in range(60)
+    ]
     tasks = [
-        [(f"d{t}{i}", "2026-11-01T00:00:00", "lsh", f"k{i % 23}.{i % 3}", "") for i in range(60)]
+        [(f"d{t}{i}", "2026-11-01T00:00:00", "lsh", key[i], "") for i in range(60)]
         for t in range(3)
     ]
     for t, rows in enumerate(tasks):
@@ -178,8 +186,33 @@ def test_key_buckets_are_one_file_per_task_read_one_bucket_at_a_time(tmp_path: P
     seen: list[tuple[str, str]] = []
     for b in range(buckets):
         found = [r for batch in read_key_bucket(str(tmp_path), b) for r in batch.to_pylist()]
-        assert all(zlib.crc32(r["key"].encode()) % buckets == b for r in found)
+        assert all(key_bucket(r["key"], buckets) == b for r in found)
         assert all(BUCKET not in r for r in found)
         seen += [(r["id"], r["key"]) for r in found]
     every = [(r[0], r[3]) for rows in tasks for r in rows]
     assert sorted(seen) == sorted(every)
+
+
+def test_hex_keys_fall_into_buckets_by_range_others_by_their_crc32() -> None:
+    """A bucket holds one run of the hex keys (so the postings publish writes from it
+    are one run of the table's rows), the buckets share the keys about evenly, and a
+    key without four leading hex digits still gets a bucket of its own, always the
+    same."""
+    import random
+    import zlib
+
+    from crawldedup.pipeline.candidates_stage import key_bucket
+
+    rng = random.Random(5)
+    keys = sorted(f"{rng.getrandbits(64):016x}.{rng.randrange(24)}" for _ in range(8000))
+    of = [key_bucket(k, 8) for k in keys]
+    assert of == sorted(of)  # sorted keys, non-decreasing buckets: each bucket one run
+    assert (of[0], of[-1]) == (0, 7)
+    sizes = [of.count(b) for b in range(8)]
+    assert min(sizes) > 0.8 * 1000 and max(sizes) < 1.2 * 1000
+    assert key_bucket("ffff0123", 8) == 7 and key_bucket("0000ab", 8) == 0
+    assert key_bucket("1fff.2", 8) == 0 and key_bucket("2000.2", 8) == 1
+    for odd in ("k12.1", "-fff.1", "ab", "", "中文键", "0x1f.2"):
+        b = key_bucket(odd, 8)
+        assert 0 <= b < 8 and b == key_bucket(odd, 8)
+    assert key_bucket("k12.1", 8) == zlib.crc32(b"k12.1") % 8
