@@ -20,6 +20,7 @@ import statistics
 import tempfile
 import time
 import zlib
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -45,18 +46,18 @@ def postings(n: int, rng: random.Random, day: str) -> list[dict[str, Any]]:
     ]
 
 
-def hash_buckets(rows: list[dict[str, Any]], buckets: int) -> list[list[dict[str, Any]]]:
-    """What the day's files held before range buckets: the crc32 of the key."""
-    out: list[list[dict[str, Any]]] = [[] for _ in range(buckets)]
-    for r in rows:
-        out[zlib.crc32(r["key"].encode()) % buckets].append(r)
-    return out
+def crc32_bucket(key: str, buckets: int) -> int:
+    """What a key's bucket was before range buckets."""
+    return zlib.crc32(key.encode()) % buckets
 
 
-def range_buckets(rows: list[dict[str, Any]], buckets: int) -> list[list[dict[str, Any]]]:
+def split(
+    rows: list[dict[str, Any]], buckets: int, of: Callable[[str, int], int]
+) -> list[list[dict[str, Any]]]:
+    """The day's files: ``rows`` by the bucket ``of(key, buckets)``."""
     out: list[list[dict[str, Any]]] = [[] for _ in range(buckets)]
     for r in rows:
-        out[key_bucket(r["key"], buckets)].append(r)
+        out[of(r["key"], buckets)].append(r)
     return out
 
 
@@ -89,8 +90,8 @@ def main(argv: list[str] | None = None) -> int:
     earlier = [postings(args.index // 2, rng, d) for d in ("2026-11-01", "2026-11-02")]
     today = postings(args.day, rng, DAY)
     orders = {
-        "hash buckets": hash_buckets(today, args.buckets),
-        "range buckets": range_buckets(today, args.buckets),
+        "hash buckets": split(today, args.buckets, crc32_bucket),
+        "range buckets": split(today, args.buckets, key_bucket),
     }
     results: dict[str, list[tuple[float, float]]] = {name: [] for name in orders}
     with tempfile.TemporaryDirectory(prefix="posting-order-") as tmp:
