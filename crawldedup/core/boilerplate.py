@@ -237,7 +237,14 @@ def own_text_key(runs: list[str]) -> str | None:
     share it whatever their hosts' frequent lines (a saying in two sites' related-list
     templates), where their whole texts share no key."""
     norm = normalize_text("\n".join(runs))
-    return _md5(norm)[:16] + OWN_KEY_SUFFIX if len(norm) >= OWN_KEY_MIN_CHARS else None
+    return own_key_of(_md5(norm), len(norm))
+
+
+def own_key_of(md5_hex: str | None, chars: int) -> str | None:
+    """:func:`own_text_key` from the md5 hex and the length of the normalized own text."""
+    if md5_hex is None or chars < OWN_KEY_MIN_CHARS:
+        return None
+    return md5_hex[:16] + OWN_KEY_SUFFIX
 
 
 def whole_text_key(content_key: str | None, chars: int, text: str, title: str) -> str | None:
@@ -255,24 +262,63 @@ def whole_text_key(content_key: str | None, chars: int, text: str, title: str) -
     return content_key[:16] + OWN_KEY_SUFFIX
 
 
+def own_line_runs(text: str, frequent: Set[str], min_chars: int) -> OwnLines | None:
+    """The lines of ``text`` (``str.splitlines``, already without its host's template)
+    and, per line, the number of the run of consecutive lines not among its host's
+    ``frequent`` lines that holds it, or -1 for a frequent line; when the page holds a
+    frequent line and text of its own is left (at least ``min_chars`` normalized
+    characters), else None: the page is measured on ``text``. :func:`own_text` is these
+    runs as texts."""
+    if not frequent:
+        return None
+    lines = text.splitlines()
+    runs: list[int] = []
+    run = own = removed = 0
+    for line in lines:
+        norm, key, shape = _line_facts(line, min_chars)
+        if _held(frequent, key, shape):
+            removed += 1
+            if runs and runs[-1] == run:
+                run += 1
+            runs.append(-1)
+        else:
+            runs.append(run)
+            own += norm
+    if not removed or own < min_chars:
+        return None
+    return OwnLines(lines, runs)
+
+
+@dataclass(frozen=True)
+class OwnLines:
+    """A page's lines and the own-text run of each (-1: not own text): see
+    :func:`own_line_runs`."""
+
+    lines: list[str]
+    runs: list[int]
+
+    def texts(self) -> list[str]:
+        """Each run's lines joined by newlines, in order."""
+        texts: dict[int, list[str]] = {}
+        for line, run in zip(self.lines, self.runs, strict=True):
+            if run >= 0:
+                texts.setdefault(run, []).append(line)
+        return ["\n".join(r) for r in texts.values()]
+
+    def without_title_heading(self, title: str) -> OwnLines:
+        """These runs without the first own line when :func:`without_title_heading` drops
+        it from :meth:`texts`."""
+        texts = self.texts()
+        if without_title_heading(texts, title) is texts:
+            return self
+        first = next(i for i, run in enumerate(self.runs) if run >= 0)
+        return OwnLines(self.lines, [*self.runs[:first], -1, *self.runs[first + 1 :]])
+
+
 def own_text(text: str, frequent: Set[str], min_chars: int) -> list[str] | None:
     """A page's own text: the runs of consecutive lines of ``text`` (already without its
     host's template) that are not among its host's ``frequent`` lines, when it holds a
     frequent line and text of its own is left; None otherwise (the page is measured on
     ``text``). Runs, not one text: a shingle across a removed line is in no copy."""
-    if not frequent:
-        return None
-    runs: list[list[str]] = [[]]
-    own = removed = 0
-    for line in text.splitlines():
-        norm, key, shape = _line_facts(line, min_chars)
-        if _held(frequent, key, shape):
-            removed += 1
-            if runs[-1]:
-                runs.append([])
-        else:
-            runs[-1].append(line)
-            own += norm
-    if not removed or own < min_chars:
-        return None
-    return ["\n".join(r) for r in runs if r]
+    found = own_line_runs(text, frequent, min_chars)
+    return None if found is None else found.texts()

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import hashlib
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -430,6 +430,11 @@ class Fingerprints:
     tf: dict[str, int]
     normalized_length: int
     paragraph_keys: list[str] = field(default_factory=list)
+    # The own text's (``own_lines``): its sketch, and the md5 hex and length of its
+    # normalized text; None, None and 0 without ``own_lines``.
+    own_sketch: str | None = None
+    own_md5: str | None = None
+    own_length: int = 0
 
 
 _NEWLINE = _const(0x0A, np.uint32)
@@ -514,14 +519,75 @@ def _run_starts(latin: np.ndarray) -> np.ndarray:
     return starts
 
 
+# The code points ``str.splitlines`` ends a line at (``\r\n`` is one end).
+_LINE_ENDS = np.zeros(0x10000, dtype=bool)
+_LINE_ENDS[[0x0A, 0x0B, 0x0C, 0x0D, 0x1C, 0x1D, 0x1E, 0x85, 0x2028, 0x2029]] = True
+_LINE_ENDS.setflags(write=False)
+_CR = _const(0x0D, np.uint32)
+
+
+def _line_numbers(cp: np.ndarray) -> np.ndarray:
+    """Per code point, the number of the line (as ``str.splitlines`` cuts the text)
+    that holds it; a line's end belongs to the line."""
+    ends = _LINE_ENDS.take(cp, mode="clip") & (cp <= 0xFFFF)
+    if len(cp) > 1:
+        ends[1:] &= ~((cp[1:] == _NEWLINE) & (cp[:-1] == _CR))
+    line: np.ndarray = np.cumsum(ends) - ends
+    return line
+
+
+def _own_text_parts(
+    own_lines: Sequence[int],
+    folded_cp: np.ndarray,
+    kept: np.ndarray,
+    term_at: np.ndarray,
+    ids: np.ndarray,
+    shingled: np.ndarray,
+    size: int,
+    k: int,
+) -> tuple[str, str, int]:
+    """(sketch, md5 hex of the normalized text, its length) of the page's own text: the
+    runs of its lines ``own_lines`` numbers (-1: not own text), :func:`runs_sketch` of
+    them, taken from the whole text's term shingles (``shingled``, of the terms ``ids``
+    starting at the code points ``term_at``): a window whose first and last terms lie in
+    one run lies in it whole. A run of fewer than ``size`` terms is hashed on its own, as
+    :func:`runs_sketch` pads it. Folding the whole text folds each line as on its own:
+    NFKC composes nothing across a line's end."""
+    runs = np.asarray(own_lines, dtype=np.int64)
+    line_run = runs[np.minimum(_line_numbers(folded_cp), len(runs) - 1)]
+    term_run = line_run[term_at]
+    n = len(ids)
+    parts = []
+    if n >= size:
+        first, last = term_run[: n - size + 1], term_run[size - 1 :]
+        parts.append(shingled[(first >= 0) & (first == last)])
+    mine = term_run >= 0
+    counts = np.bincount(term_run[mine], minlength=1)
+    short = np.flatnonzero((counts > 0) & (counts < size))
+    if len(short):
+        by_run = ids[mine][np.isin(term_run[mine], short)]
+        cuts = np.cumsum(counts[short])[:-1]
+        parts += _shingle_hashes_of_runs(tuple(np.split(by_run, cuts)), size)
+    hashes = np.concatenate(parts) if parts else np.zeros(0, dtype=np.uint64)
+    own_cp = folded_cp[kept & (line_run >= 0)]
+    return (
+        _sketch_of_distinct(_sorted_distinct(hashes), k),
+        md5_hex(from_codepoints(own_cp)),
+        len(own_cp),
+    )
+
+
 def fingerprint(
     title: str,
     content: str,
     cfg: FingerprintConfig,
     sh: SimhashConfig | None = None,
     lsh: LshConfig | None = None,
+    own_lines: Sequence[int] | None = None,
 ) -> Fingerprints:
-    """All fingerprints of one article.
+    """All fingerprints of one article; with ``own_lines`` (per line of ``content``, the
+    number of its own-text run or -1: ``core.boilerplate.own_line_runs``), those of its
+    own text too.
 
     One pass over the code points of the folded text: their classes give the normalized
     text, the cosine's terms and their ids; both kinds of shingle hashes are computed in
@@ -563,6 +629,13 @@ def fingerprint(
     else:
         simhash = document_simhash(text, tf, sh)
     distinct = _sorted_distinct(shingled)
+    own: tuple[str | None, str | None, int] = (None, None, 0)
+    if own_lines:
+        term_at = np.flatnonzero(_run_starts(latin) | cjk)
+        kept = cls.astype(bool)
+        own = _own_text_parts(
+            own_lines, folded_cp, kept, term_at, ids, shingled, lsh.shingle_terms, sh.sketch_size
+        )
     content_key: str | None = None
     head_key: str | None = None
     tail_key: str | None = None
@@ -586,4 +659,7 @@ def fingerprint(
         sketch=_sketch_of_distinct(distinct, sh.sketch_size),
         tf=tf,
         normalized_length=len(text),
+        own_sketch=own[0],
+        own_md5=own[1],
+        own_length=own[2],
     )

@@ -17,7 +17,13 @@ from types import ModuleType
 from typing import Any
 
 from crawldedup.config import Config, FingerprintConfig
-from crawldedup.core.boilerplate import host_of, page_line_keys, whole_text_key
+from crawldedup.core.boilerplate import (
+    OwnLines,
+    host_of,
+    own_key_of,
+    page_line_keys,
+    whole_text_key,
+)
 from crawldedup.core.fingerprint import fingerprint, md5_hex
 from crawldedup.ingest.html_text import TEMPLATE_SKIP, after_heading, page_title
 from crawldedup.ingest.readers import RawRecord, is_environment_error, raw_too_large
@@ -326,16 +332,22 @@ def paragraphs_if_on(cfg: Config) -> FingerprintConfig:
 
 
 def fingerprint_fields(
-    title: str, content: str, cfg: Config, own_key: str | None = None
+    title: str, content: str, cfg: Config, own: OwnLines | None = None
 ) -> dict[str, Any]:
     """The columns of work/docs that come from the fingerprints of a title and text
-    (paragraph keys only when rule paragraph is on: nothing else reads them). With
-    ``boilerplate.own_text_key``, the LSH keys end with ``own_key`` (the key of the page's
-    own text, when its host's frequent lines are not all of it) or else its whole text's."""
-    fp = fingerprint(title, content, paragraphs_if_on(cfg), cfg.simhash, cfg.lsh)
+    (paragraph keys only when rule paragraph is on: nothing else reads them), and the
+    sketch of the page's ``own`` text (``own_sketch``: None without it). With
+    ``boilerplate.own_text_key``, the LSH keys end with the key of the page's own text
+    (:func:`crawldedup.core.boilerplate.own_text_key`, when it has one) or else its whole
+    text's."""
+    fp = fingerprint(
+        title, content, paragraphs_if_on(cfg), cfg.simhash, cfg.lsh, own.runs if own else None
+    )
     lsh_keys = fp.lsh_keys
     if cfg.boilerplate.own_text_key:
-        own_key = own_key or whole_text_key(fp.content_key, fp.normalized_length, content, title)
+        own_key = own_key_of(fp.own_md5, fp.own_length) or whole_text_key(
+            fp.content_key, fp.normalized_length, content, title
+        )
         lsh_keys = [*lsh_keys, own_key] if own_key else lsh_keys
     return {
         "title_key": fp.title_key,
@@ -349,4 +361,5 @@ def fingerprint_fields(
         "sketch": fp.sketch,
         "tf": json.dumps(fp.tf, ensure_ascii=False, separators=(",", ":")),
         "length": fp.normalized_length,
+        "own_sketch": fp.own_sketch,
     }

@@ -25,13 +25,11 @@ from crawldedup.core.boilerplate import (
     FILL_PREFIX,
     SHAPE_PREFIX,
     HostLines,
+    OwnLines,
     is_boilerplate_only,
-    own_text,
-    own_text_key,
+    own_line_runs,
     strip_boilerplate,
-    without_title_heading,
 )
-from crawldedup.core.fingerprint import runs_sketch
 from crawldedup.ingest.readers import describe, is_environment_error
 from crawldedup.ingest.records import fingerprint_fields
 from crawldedup.pipeline.context import DayContext
@@ -136,21 +134,16 @@ def page_text(text: str, mine: HostLines | None, cfg: Config) -> str:
     return text if cleaned is None else cleaned
 
 
-def own_fingerprints(
-    text: str, title: str, mine: HostLines | None, cfg: Config
-) -> tuple[str | None, str | None]:
-    """The sketch and the key (``boilerplate.own_text_key``) of the page's own text
-    (``own_text``: without its host's frequent lines), what the page is measured on; (None,
-    None) when it has no such lines or nothing else. The sketch's shingles are among the
-    page's (none spans a removed line), so a copy of the whole page contains it."""
+def own_lines(text: str, title: str, mine: HostLines | None, cfg: Config) -> OwnLines | None:
+    """The runs of the page's own text (``own_line_runs``: without its host's frequent
+    lines, and without a title heading), what the page is measured on; None when it has
+    no such lines or nothing else. Fingerprinted with the page (``fingerprint_fields``):
+    its shingles are among the page's (none spans a removed line), so a copy of the whole
+    page contains it."""
     if mine is None or not mine.frequent or not text:
-        return None, None
-    own = own_text(text, mine.frequent, cfg.boilerplate.min_line_chars)
-    if own is None:
-        return None, None
-    own = without_title_heading(own, title)
-    key = own_text_key(own) if cfg.boilerplate.own_text_key else None
-    return runs_sketch(own, cfg.simhash, cfg.lsh), key
+        return None
+    own = own_line_runs(text, mine.frequent, cfg.boilerplate.min_line_chars)
+    return None if own is None else own.without_title_heading(title)
 
 
 def fingerprint_pages(
@@ -175,12 +168,12 @@ def fingerprint_pages(
             try:
                 mine = boiler.get(row["host"] or "")
                 text = page_text(row["text"], mine, cfg)
-                row["own_sketch"], own_key = own_fingerprints(text, row["title"], mine, cfg)
                 if is_boilerplate_only(text):
                     row.update(fingerprint_fields(row["title"], row["text"], cfg))
                     row.update(BOILERPLATE_ONLY_KEYS)
                 else:
-                    row.update(fingerprint_fields(row["title"], text, cfg, own_key))
+                    own = own_lines(text, row["title"], mine, cfg)
+                    row.update(fingerprint_fields(row["title"], text, cfg, own))
             except Exception as exc:
                 if is_environment_error(exc):
                     raise

@@ -309,6 +309,9 @@ class Ref:
             "sketch": fp.sketch,
             "tf": json.dumps(fp.tf, ensure_ascii=False, separators=(",", ":")),
             "length": fp.normalized_length,
+            # A page's own text is fingerprinted with it when it has one
+            # (tests/unit/test_own_text_fingerprint.py); these pages have none.
+            "own_sketch": None,
         }
 
 

@@ -47,7 +47,7 @@ def _documents(n: int, prefix: str) -> list[Doc]:
         # Some pages have an own text (their host's frequent lines are not theirs): here
         # the text's first half, measured on its own.
         own = runs_sketch([text[: len(text) // 2]], cfg.simhash, cfg.lsh) if i % 3 == 1 else None
-        out.append({"id": f"{prefix}{i}", "text": text, "url": url, "own_sketch": own, **fields})
+        out.append({"id": f"{prefix}{i}", "text": text, "url": url, **fields, "own_sketch": own})
     return out
 
 
