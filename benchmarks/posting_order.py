@@ -28,7 +28,7 @@ import pyarrow as pa
 
 from crawldedup.pipeline.candidates_stage import key_bucket
 from crawldedup.pipeline.publish_stage import _put_postings
-from crawldedup.pipeline.store_batches import write_batches
+from crawldedup.pipeline.store_batches import write_record_batches
 
 DAY = "2026-11-03"
 
@@ -68,10 +68,9 @@ def put_files(url: str, files: list[list[dict[str, Any]]], batch: int, day: str)
         if not ordered:
             continue
         table = pa.Table.from_pylist(ordered)
-        n += write_batches(
+        n += write_record_batches(
             iter(table.to_batches(max_chunksize=batch)),
             url,
-            batch,
             lambda s, b: _put_postings(s, b, day),
             None,
         )

@@ -14,6 +14,8 @@ from collections.abc import Iterable, Iterator
 from itertools import islice
 from typing import Any
 
+import pyarrow as pa
+import pyarrow.compute as pc
 from pyspark.sql import DataFrame, Row, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql.types import StringType, StructField, StructType
@@ -53,7 +55,7 @@ from crawldedup.stage_registry import (
     relevance_enabled,
 )
 from crawldedup.store import Store, StoreStats, open_store
-from crawldedup.store.day_ledger import put_recorded
+from crawldedup.store.day_ledger import put_recorded, put_recorded_cells
 from crawldedup.store.schema import (
     OLD_VERDICT_CELLS,
     VerdictRecord,
@@ -62,7 +64,9 @@ from crawldedup.store.schema import (
     line_hosts_row,
     old_verdict_layout,
     posting_column,
+    posting_columns,
     posting_value,
+    posting_values,
     verdict_row_key,
 )
 
@@ -211,21 +215,30 @@ def _put_canon_cells(store: Store, batch: list[dict[str, Any]]) -> None:
     )
 
 
-def _put_postings(store: Store, batch: list[dict[str, Any]], day: str) -> None:
-    pending: dict[str, dict[str, dict[str, bytes]]] = {}
-    for r in batch:
-        rule = Rule(r["rule"])
-        pending.setdefault(rule.table, {}).setdefault(r["key"], {})[posting_column(r["id"])] = (
-            posting_value(day, r["fetched_at"], r["simhash"] if rule.multi_key else None)
-        )
-    for table, cells in pending.items():
-        store.put(table, cells)
+def _put_postings(store: Store, batch: pa.RecordBatch, day: str) -> None:
+    """A batch of ``work/postings`` rows (sorted by rule and key) into the index
+    tables, built column by column."""
+    rules = batch.column("rule")
+    for name in pc.unique(rules).to_pylist():
+        rule = Rule(name)
+        rows = batch.filter(pc.equal(rules, name))
+        simhash = rows.column("simhash") if rule.multi_key else None
+        values = posting_values(day, rows.column("fetched_at"), simhash)
+        columns = posting_columns(rows.column("id"))
+        keys = rows.column("key").to_pylist()
+        cells = zip(keys, columns.to_pylist(), values.to_pylist(), strict=True)
+        store.put_cells(rule.table, list(cells))
 
 
-def _put_host_lines(store: Store, batch: list[dict[str, Any]], day: str) -> None:
+def _put_host_lines(store: Store, batch: pa.RecordBatch, day: str) -> None:
+    """A batch of ``work/host_lines`` rows: cell ``d:DAY`` of row ``host|line`` holds
+    the day's pages of the host with the line."""
+    hosts = pc.fill_null(batch.column("host"), "None")  # as f"{None}" wrote a missing host
+    rows = pc.binary_join_element_wise(hosts, batch.column("line"), "|").to_pylist()
+    pages = pc.cast(batch.column("pages"), pa.string()).cast(pa.binary()).to_pylist()
     cell = f"d:{day}"
-    rows = {f"{r['host']}|{r['line']}": {cell: str(r["pages"]).encode()} for r in batch}
-    put_recorded(store, day, "host_lines", rows)
+    cells = [(r, cell, v) for r, v in zip(rows, pages, strict=True)]
+    put_recorded_cells(store, day, "host_lines", cells)
 
 
 def _put_line_hosts(store: Store, batch: list[dict[str, Any]], day: str) -> None:
@@ -384,15 +397,24 @@ def run(spark: SparkSession, ctx: DayContext) -> dict[str, Any]:
                 lambda s, b: _put_postings(s, b, day),
                 ("rule", "key"),
                 counters,
+                arrow=True,
             )
         ]
         if cfg.boilerplate.enabled:
             writes += [
-                FolderWrite(str(ctx.folder(folder)), put, order, counters)
-                for folder, put, order in (
-                    (HOST_LINES, lambda s, b: _put_host_lines(s, b, day), ("host", "line")),
-                    (LINE_HOSTS, lambda s, b: _put_line_hosts(s, b, day), ("line",)),
-                )
+                FolderWrite(
+                    str(ctx.folder(HOST_LINES)),
+                    lambda s, b: _put_host_lines(s, b, day),
+                    ("host", "line"),
+                    counters,
+                    arrow=True,
+                ),
+                FolderWrite(
+                    str(ctx.folder(LINE_HOSTS)),
+                    lambda s, b: _put_line_hosts(s, b, day),
+                    ("line",),
+                    counters,
+                ),
             ]
         writes.append(FolderWrite(ctx.path(CANON_CELLS), _put_canon_cells))
         stats["postings_written"] = write_work_folders(spark, writes, store_url, batch)[0]

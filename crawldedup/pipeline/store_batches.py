@@ -73,6 +73,9 @@ class LazyStore(Store):
     def put(self, table: str, rows: Mapping[str, Mapping[str, bytes]]) -> None:
         self._open().put(table, rows)
 
+    def put_cells(self, table: str, cells: Sequence[tuple[str, str, bytes]]) -> None:
+        self._open().put_cells(table, cells)
+
     def get(
         self, table: str, rows: Sequence[str], columns: Sequence[str] | None = None
     ) -> dict[str, Row]:
@@ -148,6 +151,26 @@ def write_batches(
     return seen[0]
 
 
+def write_record_batches(
+    batches: Iterable[Any],
+    store_url: str,
+    per_batch: Callable[[Store, Any], None],
+    counters: Mapping[str, Any] | None = None,
+) -> int:
+    """``per_batch(store, batch)`` for each Arrow record batch, whole (the caller sizes
+    them), by :func:`store_batches`; returns the number of rows."""
+    seen = [0]
+
+    def each() -> Iterator[Any]:
+        for b in batches:
+            seen[0] += b.num_rows
+            yield b
+
+    for _ in store_batches(each(), store_url, 1, lambda s, b: per_batch(s, b[0]), counters):
+        pass  # the batch functions only write
+    return seen[0]
+
+
 def write_partitions(
     frame: Any,
     store_url: str,
@@ -187,9 +210,12 @@ class FolderWrite:
     accumulators its store counts go to (None: not counted)."""
 
     folder: str
-    per_batch: Callable[[Store, list[dict[str, Any]]], None]
+    per_batch: Callable[[Store, Any], None]
     key_order: Sequence[str] = ()
     counters: Mapping[str, Any] | None = None
+    arrow: bool = False
+    """``per_batch`` takes an Arrow record batch of at most the store's batch size rows,
+    not a list of dicts."""
 
 
 def write_work_folders(
@@ -230,7 +256,10 @@ def write_work_folders(
         for i, paths in by_folder.items():
             w = writes[i]
             rows = batches(paths, w.key_order)
-            yield i, write_batches(rows, store_url, batch_size, w.per_batch, w.counters)
+            if w.arrow:
+                yield i, write_record_batches(rows, store_url, w.per_batch, w.counters)
+            else:
+                yield i, write_batches(rows, store_url, batch_size, w.per_batch, w.counters)
 
     tasks = min(len(files), 2 * sc.defaultParallelism)
     for i, n in sc.parallelize(files, tasks).mapPartitions(run).collect():

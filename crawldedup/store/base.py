@@ -95,6 +95,15 @@ class Store(abc.ABC):
     def put(self, table: str, rows: Mapping[str, Mapping[str, bytes]]) -> None:
         """Write cells; idempotent (a cell written twice holds the last value)."""
 
+    def put_cells(self, table: str, cells: Sequence[tuple[str, str, bytes]]) -> None:
+        """:meth:`put` of cells given as (row, column, value), in order: a day's
+        postings and line counts come as columns, and a mapping per row is a cost per
+        cell the embedded store does not need."""
+        rows: dict[str, dict[str, bytes]] = {}
+        for row, column, value in cells:
+            rows.setdefault(row, {})[column] = value
+        self.put(table, rows)
+
     @abc.abstractmethod
     def get(
         self, table: str, rows: Sequence[str], columns: Sequence[str] | None = None

@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 import uuid
 import zlib
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 
 from crawldedup.store.base import Store
 
@@ -45,14 +45,22 @@ def put_recorded(
     store: Store, day: str, table: str, rows: Mapping[str, Mapping[str, bytes]]
 ) -> None:
     """``store.put(table, rows)``, its cells recorded first as the day's."""
+    put_recorded_cells(
+        store, day, table, [(r, c, v) for r, cols in rows.items() for c, v in cols.items()]
+    )
+
+
+def put_recorded_cells(
+    store: Store, day: str, table: str, cells: Sequence[tuple[str, str, bytes]]
+) -> None:
+    """``store.put_cells(table, cells)``, the cells recorded first as the day's."""
     if table not in RECORDED:
         raise ValueError(f"table {table!r} is not one a day's ledger records")
-    cells = [(r, c) for r, cols in rows.items() for c in cols]
     if not cells:
         return
     row = f"{ledger_prefix(day, table)}{uuid.uuid4().hex}"
-    store.put(LEDGER, {row: {CELLS: pack(cells)}})
-    store.put(table, rows)
+    store.put(LEDGER, {row: {CELLS: pack((r, c) for r, c, _ in cells)}})
+    store.put_cells(table, cells)
 
 
 def records(store: Store, day: str, table: str) -> Iterator[tuple[str, int, dict[str, list[str]]]]:

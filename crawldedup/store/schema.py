@@ -8,15 +8,38 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from crawldedup.store.base import Row
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 
 def posting_value(day: str, fetched_at: str, simhash: str | None = None) -> bytes:
     """``day|fetched_at``; SimHash postings add ``|simhash`` (16 hex digits), so that a
     lookup can drop block collisions by Hamming distance without reading documents."""
     return (f"{day}|{fetched_at}|{simhash}" if simhash else f"{day}|{fetched_at}").encode()
+
+
+def posting_values(day: str, fetched_at: pa.Array, simhash: pa.Array | None = None) -> pa.Array:
+    """:func:`posting_value` of every row of Arrow columns, as binary."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    two = pc.binary_join_element_wise(day, fetched_at, "|")
+    if simhash is None:
+        return two.cast(pa.binary())
+    three = pc.binary_join_element_wise(two, simhash, "|")
+    has = pc.fill_null(pc.greater(pc.binary_length(simhash), 0), False)
+    return pc.if_else(has, three, two).cast(pa.binary())
+
+
+def posting_columns(doc_ids: pa.Array) -> pa.Array:
+    """:func:`posting_column` of every id of an Arrow column."""
+    import pyarrow.compute as pc
+
+    return pc.binary_join_element_wise("d:", doc_ids, "")
 
 
 def parse_posting(value: bytes) -> tuple[str, str]:

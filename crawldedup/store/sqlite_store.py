@@ -158,7 +158,9 @@ class SqliteStore(Store):
         return text
 
     def put(self, table: str, rows: Mapping[str, Mapping[str, bytes]]) -> None:
-        cells = [(r, c, v) for r, cols in rows.items() for c, v in cols.items()]
+        self.put_cells(table, [(r, c, v) for r, cols in rows.items() for c, v in cols.items()])
+
+    def put_cells(self, table: str, cells: Sequence[tuple[str, str, bytes]]) -> None:
         if not cells:
             return
         sql = f"INSERT OR REPLACE INTO {self._t(table)} (row, col, val) VALUES (?, ?, ?)"

@@ -41,6 +41,22 @@ def test_put_is_idempotent_and_last_write_wins(store: Store) -> None:
     assert store.get("docs", ["d1"]) == {"d1": {"m:url": b"u2", "v:tf": b"{}"}}
 
 
+def test_put_cells_is_put_of_the_same_cells(store: Store) -> None:
+    """Cells as (row, column, value), in order: a cell given twice holds the last value,
+    and the store counts every cell given."""
+    before = store.stats.cells_written
+    store.put_cells(
+        "lsh_id",
+        [("k1", "d:a", b"2026-11-01|t1"), ("k2", "d:b", b"x"), ("k1", "d:a", b"2026-11-01|t2")],
+    )
+    store.put_cells("lsh_id", [])
+    assert store.get("lsh_id", ["k1", "k2"]) == {
+        "k1": {"d:a": b"2026-11-01|t2"},
+        "k2": {"d:b": b"x"},
+    }
+    assert store.stats.cells_written - before >= 2
+
+
 def test_scan_is_in_byte_order_with_start_stop_and_prefix(store: Store) -> None:
     keys = ["2026-11-01|b", "2026-11-01|a", "2026-11-02|a", "2026-10-31|z", "2026-11-01|中"]
     store.put("verdicts", {k: {"v:verdict": b"unique"} for k in keys})
