@@ -6,6 +6,8 @@ count recorded in the day's ledger."""
 from __future__ import annotations
 
 import random
+import sqlite3
+from contextlib import closing
 from pathlib import Path
 
 import pyarrow as pa
@@ -15,12 +17,20 @@ from crawldedup.rules import Rule
 from crawldedup.store import Store, open_store
 from crawldedup.store.day_ledger import LEDGER, records
 from crawldedup.store.schema import posting_column, posting_value, posting_values
+from crawldedup.store.sqlite_store import SqliteStore
 
 DAY = "2026-11-03"
 
 
-def _cells(store: Store, table: str) -> dict[str, dict[str, bytes]]:
-    return dict(store.scan(table))
+def _cells(store: Store, table: str) -> dict[str, dict[str, bytes | None]]:
+    """Every cell as the SQLite file holds it (a scan reads a NULL as b"", which HBase
+    cannot store: an empty value must be written as one)."""
+    assert isinstance(store, SqliteStore)
+    out: dict[str, dict[str, bytes | None]] = {}
+    with closing(sqlite3.connect(store.path)) as db:
+        for row, col, val in db.execute(f'SELECT row, col, val FROM "{table}"'):
+            out.setdefault(row, {})[col] = val
+    return out
 
 
 def _postings(rng: random.Random, n: int) -> list[dict[str, str | None]]:
