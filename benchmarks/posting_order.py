@@ -71,6 +71,7 @@ def put_files(url: str, files: list[list[dict[str, Any]]], batch: int, day: str)
         n += write_record_batches(
             iter(table.to_batches(max_chunksize=batch)),
             url,
+            batch,
             lambda s, b: _put_postings(s, b, day),
             None,
         )

@@ -106,17 +106,20 @@ def store_batches(
     batch_size: int,
     per_batch: Callable[[Store, list[T]], Iterable[Out] | None],
     counters: Mapping[str, Any] | None = None,
+    request_size: int | None = None,
 ) -> Iterator[Out]:
     """``per_batch(store, batch)`` for each batch of ``batch_size`` rows, chained.
 
-    A batch function that only writes returns None (nothing to yield).
+    A batch function that only writes returns None (nothing to yield). The store sends
+    ``request_size`` rows a request (HBase's puts and multi-gets), ``batch_size`` when
+    None: a caller whose rows are whole record batches gives the rows' count here.
 
     ``store`` is connected on first use and closed when the partition ends (or fails).
     ``counters`` maps names to Spark accumulators; those named like a
     :class:`~crawldedup.store.StoreStats` field (``round_trips``, ``rows_read``,
     ``cells_written``, ``rows_deleted``, ``retries``) get the store's counts added.
     """
-    store = LazyStore(store_url, batch_size)
+    store = LazyStore(store_url, request_size or batch_size)
     try:
         for batch in in_batches(rows, batch_size):
             out = per_batch(store, batch)
@@ -154,11 +157,13 @@ def write_batches(
 def write_record_batches(
     batches: Iterable[Any],
     store_url: str,
+    batch_size: int,
     per_batch: Callable[[Store, Any], None],
     counters: Mapping[str, Any] | None = None,
 ) -> int:
     """``per_batch(store, batch)`` for each Arrow record batch, whole (the caller sizes
-    them), by :func:`store_batches`; returns the number of rows."""
+    them, at most ``batch_size`` rows: also the store's request size), by
+    :func:`store_batches`; returns the number of rows."""
     seen = [0]
 
     def each() -> Iterator[Any]:
@@ -166,7 +171,10 @@ def write_record_batches(
             seen[0] += b.num_rows
             yield b
 
-    for _ in store_batches(each(), store_url, 1, lambda s, b: per_batch(s, b[0]), counters):
+    def one(store: Store, batch: list[Any]) -> None:
+        per_batch(store, batch[0])
+
+    for _ in store_batches(each(), store_url, 1, one, counters, request_size=batch_size):
         pass  # the batch functions only write
     return seen[0]
 
@@ -257,7 +265,7 @@ def write_work_folders(
             w = writes[i]
             rows = batches(paths, w.key_order)
             if w.arrow:
-                yield i, write_record_batches(rows, store_url, w.per_batch, w.counters)
+                yield i, write_record_batches(rows, store_url, batch_size, w.per_batch, w.counters)
             else:
                 yield i, write_batches(rows, store_url, batch_size, w.per_batch, w.counters)
 
