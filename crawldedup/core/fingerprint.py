@@ -600,7 +600,8 @@ def fingerprint(
     folded = fold(content)
     folded_cp = codepoints(folded)
     cls = char_classes(folded_cp)
-    text_cp = folded_cp[cls.astype(bool)]
+    kept = cls.astype(bool)
+    text_cp = folded_cp[kept]
     text = from_codepoints(text_cp)
     ntitle = normalize_title(title, cfg.title_noise_words)
     latin = cls == _IS_LATIN
@@ -632,7 +633,6 @@ def fingerprint(
     own: tuple[str | None, str | None, int] = (None, None, 0)
     if own_lines:
         term_at = np.flatnonzero(_run_starts(latin) | cjk)
-        kept = cls.astype(bool)
         own = _own_text_parts(
             own_lines, folded_cp, kept, term_at, ids, shingled, lsh.shingle_terms, sh.sketch_size
         )

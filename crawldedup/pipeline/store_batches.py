@@ -141,17 +141,11 @@ def write_batches(
     counters: Mapping[str, Any] | None = None,
 ) -> int:
     """``per_batch(store, rows)`` over the rows of Arrow record batches, as plain dicts
-    (``r["name"]`` as on a Row), by :func:`store_batches`; returns the number of rows."""
-    seen = [0]
-
-    def rows() -> Iterator[dict[str, Any]]:
-        for b in batches:
-            seen[0] += b.num_rows
-            yield from b.to_pylist()
-
-    for _ in store_batches(rows(), store_url, batch_size, per_batch, counters):
-        pass  # the batch functions only write
-    return seen[0]
+    (``r["name"]`` as on a Row), :func:`write_record_batches`' batches of at most
+    ``batch_size`` rows; returns the number of rows."""
+    return write_record_batches(
+        batches, store_url, batch_size, lambda s, b: per_batch(s, b.to_pylist()), counters
+    )
 
 
 def write_record_batches(
@@ -161,15 +155,16 @@ def write_record_batches(
     per_batch: Callable[[Store, Any], None],
     counters: Mapping[str, Any] | None = None,
 ) -> int:
-    """``per_batch(store, batch)`` for each Arrow record batch, whole (the caller sizes
-    them, at most ``batch_size`` rows: also the store's request size), by
-    :func:`store_batches`; returns the number of rows."""
+    """``per_batch(store, batch)`` for each Arrow record batch, cut to at most
+    ``batch_size`` rows (also the store's request size), by :func:`store_batches`;
+    returns the number of rows."""
     seen = [0]
 
     def each() -> Iterator[Any]:
         for b in batches:
             seen[0] += b.num_rows
-            yield b
+            for start in range(0, b.num_rows, batch_size):
+                yield b.slice(start, batch_size)
 
     def one(store: Store, batch: list[Any]) -> None:
         per_batch(store, batch[0])
