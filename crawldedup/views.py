@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -32,15 +32,17 @@ class GroupView:
         return dict(self.__dict__)
 
 
-def top_groups(store: Store, day: str, top: int) -> list[GroupView]:
-    """The groups that gained members on ``day``, most copied first.
+def top_groups(
+    store: Store, day: str, top: int, verdicts: Iterable[VerdictRecord] | None = None
+) -> list[GroupView]:
+    """The groups that gained members on ``day``, most copied first (``verdicts``: the
+    day's, when the caller has read them already).
 
     Size, first-seen and last-seen come from the group's membership cells, which every
     day's publish keeps current, so they cover all days up to the latest run.
     """
-    today: Counter[str] = Counter(
-        v.group for v in day_verdicts(store, day) if v.verdict == "duplicate"
-    )
+    found = day_verdicts(store, day) if verdicts is None else verdicts
+    today: Counter[str] = Counter(v.group for v in found if v.verdict == "duplicate")
     if not today:
         return []
     rows = store.get("groups", list(today))
@@ -77,9 +79,13 @@ class MirrorView:
         return dict(self.__dict__)
 
 
-def mirrors(store: Store, day: str, min_pairs: int = 2) -> list[MirrorView]:
-    """Host pairs serving the same content for many paths on ``day``, most first."""
-    dups = [v for v in day_verdicts(store, day) if v.verdict == "duplicate" and v.duplicate_of]
+def mirrors(
+    store: Store, day: str, min_pairs: int = 2, verdicts: Iterable[VerdictRecord] | None = None
+) -> list[MirrorView]:
+    """Host pairs serving the same content for many paths on ``day``, most first
+    (``verdicts``: the day's, when the caller has read them already)."""
+    found = day_verdicts(store, day) if verdicts is None else verdicts
+    dups = [v for v in found if v.verdict == "duplicate" and v.duplicate_of]
     ids = sorted({v.id for v in dups} | {v.duplicate_of for v in dups if v.duplicate_of})
     urls = {
         k: (r.get("m:url") or b"").decode() for k, r in store.get("docs", ids, ["m:url"]).items()

@@ -40,7 +40,8 @@ from crawldedup.store import Store
 from crawldedup.store.schema import line_hosts_row, served_elsewhere
 
 # work/dt=D/host_lines: a host's line, its pages today, its pages with the earlier days',
-# and whether an earlier day saw it as ordinary text of another host.
+# and whether an earlier day saw it as ordinary text of another host (looked up for the
+# lines on boilerplate.min_pages pages, else false).
 _HOST_LINES = pa.schema(
     [
         ("host", pa.string()),
@@ -59,34 +60,55 @@ HOSTS_KEPT = 2
 
 def _earlier_line_counts(
     lines: Iterable[tuple[str | None, str]], store_url: str, day: str, batch_size: int, since: str
-) -> Iterator[tuple[str | None, str, int, bool]]:
-    """(host, line, pages of earlier days, whether an earlier day saw the line as ordinary
-    text of another host) for the given lines that the index knows, looked up in store
-    batches; only days from ``since`` on (``index.keep_days``)."""
+) -> Iterator[tuple[tuple[str | None, str], int]]:
+    """((host, line), pages of earlier days) for the given lines that earlier days from
+    ``since`` on (``index.keep_days``) counted, looked up in store batches."""
 
     def lookup(
         store: Store, batch: list[tuple[str | None, str]]
-    ) -> Iterator[tuple[str | None, str, int, bool]]:
-        rows = [f"{host}|{line}" for host, line in batch]
-        rows += sorted({line_hosts_row(line) for _, line in batch})
-        found = store.get("host_lines", rows)
+    ) -> Iterator[tuple[tuple[str | None, str], int]]:
+        found = store.get("host_lines", [f"{host}|{line}" for host, line in batch])
         for host, line in batch:
             cells = found.get(f"{host}|{line}", {})
             n = sum(int(v) for c, v in cells.items() if since <= c[2:] < day)
-            elsewhere = served_elsewhere(found.get(line_hosts_row(line), {}), host, day, since)
-            if n or elsewhere:
-                yield host, line, n, elsewhere
+            if n:
+                yield (host, line), n
+
+    return store_batches(lines, store_url, batch_size, lookup)
+
+
+def _served_elsewhere(
+    lines: Iterable[tuple[str | None, str]], store_url: str, day: str, batch_size: int, since: str
+) -> Iterator[tuple[str | None, str]]:
+    """The given (host, line) pairs whose line an earlier day from ``since`` on saw as
+    ordinary text of another host (rows ``*|line``), looked up in store batches."""
+
+    def lookup(
+        store: Store, batch: list[tuple[str | None, str]]
+    ) -> Iterator[tuple[str | None, str]]:
+        found = store.get("host_lines", sorted({line_hosts_row(line) for _, line in batch}))
+        for host, line in batch:
+            if served_elsewhere(found.get(line_hosts_row(line), {}), host, day, since):
+                yield host, line
 
     return store_batches(lines, store_url, batch_size, lookup)
 
 
 def _tally_hosts(
-    batches: Iterable[pa.RecordBatch], store_url: str, day: str, batch_size: int, since: str
+    batches: Iterable[pa.RecordBatch],
+    store_url: str,
+    day: str,
+    batch_size: int,
+    since: str,
+    min_pages: int,
 ) -> Iterator[pa.RecordBatch]:
     """``_HOST_LINES`` rows of the hosts in one partition (every page of a host in one
     partition). Pages of a host with the same lines (an article and its exact or
     re-laid-out copies) count once: a line is a template line when it sits beside
-    different content."""
+    different content. Whether another host had the line as ordinary text on an earlier
+    day (``elsewhere``) is looked up only for the lines held by ``min_pages`` pages of
+    their host with the earlier days' (the only ones it decides): most of a day's lines
+    are an article's own."""
     pages: dict[str | None, set[tuple[str, ...]]] = {}
     for b in batches:
         hosts, keys = b.column("host").to_pylist(), b.column("line_keys").to_pylist()
@@ -97,17 +119,14 @@ def _tally_hosts(
     for host, line_sets in pages.items():
         for lines in line_sets:
             today.update((host, line) for line in lines)
-    earlier = {
-        (host, line): (n, elsewhere)
-        for host, line, n, elsewhere in _earlier_line_counts(
-            today, store_url, day, batch_size, since
-        )
-    }
+    earlier = dict(_earlier_line_counts(today, store_url, day, batch_size, since))
+    frequent = [hl for hl, k in today.items() if k + earlier.get(hl, 0) >= min_pages]
+    elsewhere = set(_served_elsewhere(frequent, store_url, day, batch_size, since))
 
     def rows() -> Iterator[tuple[str | None, str, int, int, bool]]:
         for (host, line), k in today.items():
-            before, elsewhere = earlier.get((host, line), (0, False))
-            yield host, line, k, k + before, elsewhere
+            before = earlier.get((host, line), 0)
+            yield host, line, k, k + before, (host, line) in elsewhere
 
     yield from tuple_batches(rows(), _HOST_LINES)
 
@@ -241,8 +260,9 @@ def learn_boilerplate(
     # with the earlier days' counts from the store (_tally_hosts).
     store_url, day, batch = ctx.store, ctx.day, cfg.limits.store_batch_size
     since = window_start(day, cfg.index.keep_days)  # earlier days the index keeps
+    min_pages = bp.min_pages
     docs.select("host", "line_keys").repartition(cfg.spark.shuffle_partitions, "host").mapInArrow(
-        lambda it: _tally_hosts(it, store_url, day, batch, since),
+        lambda it: _tally_hosts(it, store_url, day, batch, since, min_pages),
         from_arrow_schema(_HOST_LINES),
     ).write.mode("overwrite").parquet(ctx.path(HOST_LINES))
     # The day's counts are a few hundred thousand rows: read here with pyarrow, not

@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 import math
 from collections import Counter
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -27,7 +27,7 @@ from typing import Any
 from crawldedup.gate import duplicate_rate, trailing_reports
 from crawldedup.rules import CASCADE
 from crawldedup.store import Store
-from crawldedup.store.schema import parse_posting, posting_doc_id
+from crawldedup.store.schema import VerdictRecord, parse_posting, posting_doc_id
 from crawldedup.views import GroupView, MirrorView, day_verdicts, mirrors, top_groups
 
 WINDOW = 14
@@ -183,11 +183,14 @@ def load_report(store: Store, day: str) -> dict[str, Any]:
     return report
 
 
-def _types_of_day(store: Store, day: str) -> tuple[dict[str, int], Counter[str]]:
-    """(duplicates by type, documents by group) of one day's verdicts."""
+def _types_of_day(
+    store: Store, day: str, verdicts: Iterable[VerdictRecord] | None = None
+) -> tuple[dict[str, int], Counter[str]]:
+    """(duplicates by type, documents by group) of one day's verdicts (``verdicts``: the
+    day's, when the caller has read them already)."""
     types: Counter[str] = Counter()
     groups: Counter[str] = Counter()
-    for v in day_verdicts(store, day):
+    for v in day_verdicts(store, day) if verdicts is None else verdicts:
         groups[v.group] += 1
         if v.verdict == "duplicate":
             types[v.type or "untyped"] += 1
@@ -207,9 +210,14 @@ def _point(report: Mapping[str, Any], types: dict[str, int]) -> DayPoint:
 
 
 def history(
-    store: Store, day: str, report: Mapping[str, Any], window: int
+    store: Store,
+    day: str,
+    report: Mapping[str, Any],
+    window: int,
+    verdicts: Iterable[VerdictRecord] | None = None,
 ) -> tuple[list[DayPoint], Counter[str]]:
-    """The window's days (oldest first, ``day`` last) and the day's documents by group.
+    """The window's days (oldest first, ``day`` last) and the day's documents by group
+    (``verdicts``: the day's, when the caller has read them already).
 
     Per-type counts come from the report when it carries them (``duplicate_types``),
     else from a scan of that day's verdicts.
@@ -220,7 +228,7 @@ def history(
         if types is None:
             types, _ = _types_of_day(store, str(earlier.get("day")))
         points.append(_point(earlier, dict(types)))
-    types, groups = _types_of_day(store, day)
+    types, groups = _types_of_day(store, day, verdicts)
     points.append(_point(report, dict(report.get("duplicate_types") or types)))
     return points, groups
 
@@ -248,8 +256,10 @@ def group_sizes(
     return sum(1 for s in sizes if s < 2), shown, largest
 
 
-def group_details(store: Store, day: str, top: int) -> list[GroupDetail]:
-    views = top_groups(store, day, top)
+def group_details(
+    store: Store, day: str, top: int, verdicts: Iterable[VerdictRecord] | None = None
+) -> list[GroupDetail]:
+    views = top_groups(store, day, top, verdicts)
     if not views:
         return []
     rows = store.get("groups", [v.group for v in views])
@@ -373,7 +383,8 @@ def gather(
 ) -> DayReportData:
     """Everything the page shows for ``day``; :class:`NoReport` when the day has none."""
     report = load_report(store, day)
-    points, day_groups = history(store, day, report, window)
+    verdicts = list(day_verdicts(store, day))  # read once, for the three views of them
+    points, day_groups = history(store, day, report, window, verdicts)
     singletons, sizes, largest = group_sizes(store, day_groups)
     reasons, found = quarantine(report.get("quarantined") or {}, quarantine_dir)
     secs = points[-1].seconds
@@ -386,8 +397,8 @@ def gather(
         singletons=singletons,
         group_sizes=sizes,
         largest_group=largest,
-        top_groups=group_details(store, day, top),
-        mirrors=mirrors(store, day, min_mirror_pairs),
+        top_groups=group_details(store, day, top, verdicts),
+        mirrors=mirrors(store, day, min_mirror_pairs, verdicts),
         quarantine=reasons,
         quarantine_files=found,
         bloom=bloom(report),

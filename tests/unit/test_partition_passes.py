@@ -5,6 +5,8 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
+from unittest.mock import patch
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -13,6 +15,7 @@ from crawldedup.pipeline.candidates_stage import _group_pairs
 from crawldedup.pipeline.site_boilerplate import _tally_hosts
 from crawldedup.store import open_store
 from crawldedup.store.schema import line_hosts_row
+from crawldedup.store.sqlite_store import SqliteStore
 
 DAY = "2026-11-01"
 
@@ -108,7 +111,9 @@ def test_host_lines_count_pages_with_the_same_lines_once_and_add_earlier_days(
         ("y.example", None),  # no lines
     ]
     batch = pa.RecordBatch.from_pylist([{"host": h, "line_keys": k} for h, k in pages])
-    rows = [r for b in _tally_hosts(iter([batch]), store, DAY, 100, "") for r in b.to_pylist()]
+    # min_pages 1: every line is held by enough pages, so each is looked up in ``*|line``.
+    tally = _tally_hosts(iter([batch]), store, DAY, 100, "", 1)
+    rows = [r for b in tally for r in b.to_pylist()]
     got = {(r["host"], r["line"]): (r["pages"], r["n"], r["elsewhere"]) for r in rows}
     assert got == {
         ("x.example", "nav"): (2, 2, False),
@@ -116,6 +121,33 @@ def test_host_lines_count_pages_with_the_same_lines_once_and_add_earlier_days(
         ("x.example", "a2"): (1, 3, False),
         ("y.example", "nav"): (1, 1, False),
     }
+
+
+def test_whether_a_line_is_ordinary_elsewhere_is_asked_only_for_lines_on_min_pages_pages(
+    tmp_path: Path,
+) -> None:
+    # Two lines an earlier day saw as ordinary text of z.example: "hot" is on 3 pages of
+    # x.example with that day's (min_pages), "rare" on one.
+    store = f"sqlite:///{tmp_path / 'store.db'}"
+    with open_store(store) as s:
+        s.put("host_lines", {"x.example|hot": {"d:2026-10-31": b"2"}})
+        for line in ("hot", "rare"):
+            s.put("host_lines", {line_hosts_row(line): {"d:@z.example|2026-10-31": b"2026-10-31"}})
+    batch = pa.RecordBatch.from_pylist([{"host": "x.example", "line_keys": ["hot", "rare"]}])
+    # A spy on the real store's reads (what is asked, not what is answered).
+    read: list[list[str]] = []
+    real_get = SqliteStore.get
+
+    def counting_get(self: SqliteStore, table: str, rows: Any, columns: Any = None) -> Any:
+        read.append(list(rows))
+        return real_get(self, table, rows, columns)
+
+    with patch.object(SqliteStore, "get", counting_get):
+        tally = list(_tally_hosts(iter([batch]), store, DAY, 100, "", 3))
+    got = {r["line"]: (r["n"], r["elsewhere"]) for b in tally for r in b.to_pylist()}
+    assert got == {"hot": (3, True), "rare": (1, False)}
+    # The rows read: both lines' counts, then "hot"'s hosts only.
+    assert read == [["x.example|hot", "x.example|rare"], [line_hosts_row("hot")]]
 
 
 def test_the_same_day_pass_writes_every_key_row_ranked_within_the_day(tmp_path: Path) -> None:
