@@ -17,6 +17,13 @@ def day_verdicts(store: Store, day: str) -> Iterator[VerdictRecord]:
         yield VerdictRecord.from_row(key, row)
 
 
+def given_or_read(
+    store: Store, day: str, verdicts: Iterable[VerdictRecord] | None
+) -> Iterable[VerdictRecord]:
+    """The day's verdicts a caller has read already, else read from the store."""
+    return day_verdicts(store, day) if verdicts is None else verdicts
+
+
 @dataclass(frozen=True)
 class GroupView:
     group: str
@@ -41,7 +48,7 @@ def top_groups(
     Size, first-seen and last-seen come from the group's membership cells, which every
     day's publish keeps current, so they cover all days up to the latest run.
     """
-    found = day_verdicts(store, day) if verdicts is None else verdicts
+    found = given_or_read(store, day, verdicts)
     today: Counter[str] = Counter(v.group for v in found if v.verdict == "duplicate")
     if not today:
         return []
@@ -84,7 +91,7 @@ def mirrors(
 ) -> list[MirrorView]:
     """Host pairs serving the same content for many paths on ``day``, most first
     (``verdicts``: the day's, when the caller has read them already)."""
-    found = day_verdicts(store, day) if verdicts is None else verdicts
+    found = given_or_read(store, day, verdicts)
     dups = [v for v in found if v.verdict == "duplicate" and v.duplicate_of]
     ids = sorted({v.id for v in dups} | {v.duplicate_of for v in dups if v.duplicate_of})
     urls = {

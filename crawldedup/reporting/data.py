@@ -28,7 +28,14 @@ from crawldedup.gate import duplicate_rate, trailing_reports
 from crawldedup.rules import CASCADE
 from crawldedup.store import Store
 from crawldedup.store.schema import VerdictRecord, parse_posting, posting_doc_id
-from crawldedup.views import GroupView, MirrorView, day_verdicts, mirrors, top_groups
+from crawldedup.views import (
+    GroupView,
+    MirrorView,
+    day_verdicts,
+    given_or_read,
+    mirrors,
+    top_groups,
+)
 
 WINDOW = 14
 """Days with reports shown in the trailing charts (the report's day and the ones before)."""
@@ -190,7 +197,7 @@ def _types_of_day(
     day's, when the caller has read them already)."""
     types: Counter[str] = Counter()
     groups: Counter[str] = Counter()
-    for v in day_verdicts(store, day) if verdicts is None else verdicts:
+    for v in given_or_read(store, day, verdicts):
         groups[v.group] += 1
         if v.verdict == "duplicate":
             types[v.type or "untyped"] += 1
