@@ -13,6 +13,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from tests.cli_helpers import cli_env
 
 DAY = "2026-11-01"
@@ -85,6 +87,9 @@ def test_the_first_run_writes_the_archive_and_the_next_starts_from_it(tmp_path: 
     assert first["copy"] == ("duplicate", "a0")
 
 
+# make test-all only (95 s on a slow 2-core machine): its parts, the class path refused
+# before the JDK is asked and no second ask, are unit tests (tests/unit/test_class_archive.py).
+@pytest.mark.exhaustive
 def test_a_refused_archive_never_fails_the_day_and_is_not_asked_again(tmp_path: Path) -> None:
     """Spark's own ``conf/`` holding a file (but no spark-defaults.conf, so the shipped
     configuration still applies) puts a folder with files on the driver's class path,
