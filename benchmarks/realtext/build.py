@@ -113,7 +113,7 @@ from itertools import accumulate
 from pathlib import Path
 
 from . import reposting as rp
-from .corpus import CORE_SOURCES, SOURCES, BaseDoc, Corpus, load_corpus
+from .corpus import CORE_SOURCES, SCALE_SOURCES, SOURCES, BaseDoc, Corpus, load_corpus
 
 START = date(2026, 11, 1)
 ZH_SHARE = 0.60
@@ -1318,7 +1318,9 @@ def main(argv: list[str] | None = None) -> int:
         default="",
         help="comma list of source package names to draw from, and only them (a set from "
         "source families an evaluation never tuned on); default: the core sources, then "
-        f"every source when they are too few ({', '.join(s.name for s in SOURCES)})",
+        f"every source when they are too few ({', '.join(s.name for s in SCALE_SOURCES)}); "
+        "held out, only when named: "
+        f"{', '.join(s.name for s in SOURCES if s not in SCALE_SOURCES)}",
     )
     args = ap.parse_args(argv)
     chosen = [n.strip() for n in args.sources.split(",") if n.strip()]
@@ -1355,8 +1357,8 @@ def main(argv: list[str] | None = None) -> int:
         log(f"the sources {', '.join(chosen)} are too few for this build")
         return 2
     if not enough:
-        log("core sources too few for this build: using every source")
-        corpus = full
+        log("core sources too few for this build: using every source but the held-out ones")
+        corpus = full.subset(SCALE_SOURCES)
         builder = Builder(corpus, args.days, args.per_day, args.seed, families)
         try:
             builder.build()

@@ -51,6 +51,16 @@ order, after all of the core's documents:
   fortunes-zh's ``tang300`` (simplified) is not caught as a repeat: its characters
   differ, so no shingle method would group the two either.
 
+Held out (no evaluation was tuned on them), after all of the above; a build uses them
+only when ``--sources`` names them (one that falls back to every source leaves them out,
+``SCALE_SOURCES``, so builds at scale come out as before):
+
+* debian-handbook 11.20220922: The Debian Administrator's Handbook (Publican HTML),
+  its zh-CN and en-US editions, one document per section (``x.y``) as debian-reference.
+  The zh-CN edition is largely untranslated: only its sub-sections at least half in
+  Chinese are kept, without their English paragraphs (the en-US edition has them).
+* debian-faq-zh-cn / debian-faq 11.1: the Debian FAQ (HTML), one document per question.
+
 At --per-day 100000 the Chinese share is carried mostly by the verse: Chinese prose
 of 1 k characters or more is the scarce kind (about 2.4 k documents in all).
 
@@ -122,6 +132,11 @@ MANPAGES_DEV = Source("deb", "manpages-dev", "6.03-2")
 PERL_DOC = Source("deb", "perl-doc", "5.36.0-7+deb12u4")
 PG_DOC = Source("deb", "postgresql-doc-15", "15.20-0+deb12u1")
 POETRY_ZH = Source("npm", "chinese-poetry", "2.0.1")
+# Held-out sources (no evaluation has tuned on them), after all of the above, so the
+# documents of every source above come out as before.
+HANDBOOK = Source("deb", "debian-handbook", "11.20220922")
+FAQ_ZH = Source("deb", "debian-faq-zh-cn", "11.1")
+FAQ_EN = Source("deb", "debian-faq", "11.1")
 SOURCES = (
     FORTUNES_ZH,
     MANPAGES_ZH,
@@ -143,10 +158,16 @@ SOURCES = (
     PERL_DOC,
     PG_DOC,
     POETRY_ZH,
+    HANDBOOK,
+    FAQ_ZH,
+    FAQ_EN,
 )
 # The sources of small builds; the builder adds the others only when these cannot give
 # a build its documents (so the records of a small build do not depend on them).
 CORE_SOURCES = SOURCES[: SOURCES.index(FLASK_OLD) + 1]
+# The sources a build draws from when the core ones are too few: every source but the
+# held-out ones, which only ``--sources`` names (so builds at scale come out as before).
+SCALE_SOURCES = SOURCES[: SOURCES.index(POETRY_ZH) + 1]
 
 
 def cache_dir() -> Path:
@@ -1352,6 +1373,74 @@ def parse_poetry(root: Path, src: Source) -> list[BaseDoc]:
     return docs
 
 
+# --------------------------------------------------------------------------- held-out sources
+
+
+class _PublicanSections(_DocBookSections):
+    """Publican's DocBook HTML (the Debian Administrator's Handbook): paragraphs are
+    ``div.para`` (not ``p``), ``h5`` sub-headings are kept as paragraphs (their number
+    dropped), the captions of examples, figures and tables are left out with them."""
+
+    PARA = "div-para"
+    CAPTIONED = frozenset({"example", "figure", "informalexample", "mediaobject", "table"})
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        super().handle_starttag(tag, attrs)
+        if self._skip or self._toc:
+            return
+        cls = (dict(attrs).get("class") or "").split()
+        if tag == "div" and self.CAPTIONED.intersection(cls):
+            self._toc += 1
+            self._stack[-1] = "div-skip"
+        elif tag == "div" and "para" in cls and self._buf is None:
+            self._stack[-1] = self.PARA
+            self._buf, self._buf_tag = [], self.PARA
+        elif tag == "h5" and self._buf is None:
+            self._buf, self._buf_tag = [], tag
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "div" and self._stack and self._stack[-1] == self.PARA:
+            self._stack.pop()
+            text = squash("".join(self._buf or []))
+            if text and self.units:
+                self.units[-1][2].append(text)
+            self._buf = None
+            return
+        if tag == "h5" and self._buf_tag == "h5" and self._buf is not None:
+            self._buf = [strip_secnum(squash("".join(self._buf)))]
+        super().handle_endtag(tag)
+
+
+def handbook_docs(root: Path, src: Source, tag: str, lang: str) -> list[BaseDoc]:
+    """The Debian Administrator's Handbook in one language (``tag``: "zh-CN", "en-US"),
+    one document per section (``x.y``, chapter introductions on their own), as
+    debian-reference. Its zh-CN edition is largely untranslated (about 60 % of the text
+    is the English original): a sub-section is kept only when at least half of its
+    characters are in ``lang``, and then without its paragraphs in another language (the
+    other edition has them), so no text of one edition is in the other's."""
+    base = root / "usr/share/doc/debian-handbook/html" / tag
+    units = []
+    for path in sorted(base.glob("*.html")):
+        if path.name == "index.html":
+            continue  # title page and legal notice
+        parser = _PublicanSections()
+        parser.feed(path.read_text(encoding="utf-8", errors="replace"))
+        parser.close()
+        for level, heading, paras in parser.units:
+            kept = [p for p in paras if lang_of(p) == lang]
+            if sum(map(len, kept)) * 2 < sum(map(len, paras)):
+                kept = []
+            units.append((path.name, level, heading, kept))
+    return assemble_sections(units, src, lang, "manual", prefix=f"{tag}/")[0]
+
+
+def faq_docs(root: Path, src: Source, pattern: str, lang: str) -> list[BaseDoc]:
+    """The Debian FAQ (DocBook HTML, as debian-reference), one document per question."""
+    base = root / "usr/share/doc/debian/FAQ"
+    files = [p for p in sorted(base.glob(pattern)) if not p.name.startswith("index.")]
+    return assemble_sections(html_units(files), src, lang, "manual")[0]
+
+
 # --------------------------------------------------------------------------- assembly
 
 
@@ -1454,6 +1543,12 @@ def build_corpus(root: Path | None = None, log=print) -> Corpus:
     docs += perl_pods(folders[PERL_DOC], PERL_DOC)
     docs += pg_docs(folders[PG_DOC], PG_DOC)
     docs += parse_poetry(folders[POETRY_ZH], POETRY_ZH)
+
+    # Held-out sources, after all of the above.
+    docs += handbook_docs(folders[HANDBOOK], HANDBOOK, "zh-CN", "zh")
+    docs += handbook_docs(folders[HANDBOOK], HANDBOOK, "en-US", "en")
+    docs += faq_docs(folders[FAQ_ZH], FAQ_ZH, "zh-cn/*.zh-cn.html", "zh")
+    docs += faq_docs(folders[FAQ_EN], FAQ_EN, "*.en.html", "en")
 
     # Clean up: paragraphs stripped of control characters, titles squashed, exact repeats
     # out (a family sharing a text with an earlier family is dropped whole).
