@@ -98,8 +98,9 @@ class FingerprintConfig:
     paragraph_min_chars: int = knob(
         40,
         "Paragraph keys (rule paragraph, docs/algorithm.md#excerpts): a line of the page's "
-        "own text (its host's boilerplate removed) with at least this many normalized "
-        "characters is a paragraph; its key is the hash of its text and its length.",
+        "own text (its host's boilerplate removed) of at least this size is a paragraph; its "
+        "key is the hash of its text and its size. A size counts normalized characters, a "
+        "CJK one as 3 (a Chinese sentence is about as big as its English translation).",
         ge=1,
     )
     paragraph_max_keys: int = knob(
@@ -244,12 +245,15 @@ class CascadeConfig:
     excerpt_min_share: float = knob(
         0.8,
         "A candidate found by paragraph keys (an excerpt) is a copy when the paragraphs the "
-        "two share make at least this share of the shorter page's text (its own intro and "
-        "credit lines are the rest) ...",
+        "two share make at least this share of the shorter page's size, or of it without its "
+        "first and last lines when those are no bigger than the shared paragraphs (a quoting "
+        "page's own intro and credit) ...",
         gt=0,
         le=1,
     )
-    excerpt_min_chars: int = knob(60, "... and at least this many normalized characters ...", ge=1)
+    excerpt_min_chars: int = knob(
+        60, "... and have at least this size (fingerprint.paragraph_min_chars) ...", ge=1
+    )
     excerpt_max_length_share: float = knob(
         0.5,
         "... and the page judged is the shorter, at most this share of the earlier page's "

@@ -37,12 +37,14 @@ from crawldedup.core.boilerplate import (
 )
 from crawldedup.core.editions import are_editions, edition_of
 from crawldedup.core.fingerprint import (
+    char_classes,
     own_sketch_measures,
     paragraph_chars,
+    paragraphs,
     sketch_containment,
     sketch_jaccard,
 )
-from crawldedup.core.normalize import normalize_text
+from crawldedup.core.normalize import codepoints, fold, normalize_text
 from crawldedup.ingest.readers import read_file
 from crawldedup.ingest.records import prepare
 from crawldedup.pipeline.context import DayContext
@@ -197,11 +199,25 @@ def shared_keys(a: DocView, b: DocView) -> dict[str, str]:
     return out
 
 
+def paragraph_sizes(doc: DocView, cfg: Config) -> tuple[int, int] | None:
+    """Rule paragraph's sizes (the whole, its edge lines) of the document's fingerprinted
+    text (``core.fingerprint.paragraphs``); None when its text is not in the work files."""
+    if doc.text is None:
+        return None
+    folded = codepoints(fold(doc.fingerprinted(cfg.boilerplate.min_line_chars)))
+    fp = cfg.fingerprint
+    found = paragraphs(
+        folded, char_classes(folded), fp.paragraph_min_chars, max(1, fp.paragraph_max_keys)
+    )
+    return found.size, found.edges
+
+
 def paragraph_line(store: Store, a: DocView, b: DocView, cfg: Config) -> str | None:
     """What rule paragraph sees of the pair (docs/algorithm.md#excerpts): the paragraphs
-    both hold, how much text they are, how many documents the index holds each for
-    (a paragraph more than ``excerpt_max_docs`` hold counts for no excerpt) and the share of
-    the shorter page the rare ones make. None when either has no paragraph keys."""
+    both hold, their size (a CJK character counts ``CJK_SIZE``), how many documents the
+    index holds each for (a paragraph more than ``excerpt_max_docs`` hold counts for no
+    excerpt), and the share of the document (``a``) the rare ones make, whole and without
+    its edge lines. None when either has no paragraph keys."""
     pa = set(a.keys.get(Rule.PARAGRAPH.value) or [])
     pb = set(b.keys.get(Rule.PARAGRAPH.value) or [])
     if not pa or not pb:
@@ -212,17 +228,26 @@ def paragraph_line(store: Store, a: DocView, b: DocView, cfg: Config) -> str | N
     c = cfg.cascade
     rare = sum(paragraph_chars(k) for k in both if held[k] <= c.excerpt_max_docs)
     lengths = [n for n in (a.length, b.length) if n]
-    known = len(lengths) == 2
-    share = f"{min(1.0, rare / min(lengths)):.3f}" if known else "?"
-    ratio = f"{min(lengths) / max(lengths):.3f}" if known else "?"
+    ratio = f"{min(lengths) / max(lengths):.3f}" if len(lengths) == 2 else "?"
+    sizes = paragraph_sizes(a, cfg)
+    if sizes and sizes[0]:
+        size, edges = sizes
+        body = f"{rare / (size - edges):.3f}" if size > edges else "-"
+        share = (
+            f"{min(1.0, rare / size):.3f} of the document's size {size} ({body} of it "
+            f"without its edge lines of {edges})"
+        )
+    else:
+        share = "? of the document (its text is not in the work files)"
     counts = ", ".join(str(held[k]) for k in both) or "-"
     return (
         f"paragraphs {len(both)} shared of {len(pa)} and {len(pb)} "
-        f"({sum(paragraph_chars(k) for k in both)} characters; documents holding each: "
-        f"{counts}); rare ones: {rare} characters, {share} of the shorter page, which is "
+        f"(size {sum(paragraph_chars(k) for k in both)}; documents holding each: "
+        f"{counts}); rare ones: size {rare}, {share}; the shorter page is "
         f"{ratio} of the longer's length (an excerpt needs >= {c.excerpt_min_chars} and >= "
-        f"{c.excerpt_min_share}, and is the later page, at most "
-        f"{c.excerpt_max_length_share} of the earlier's length)"
+        f"{c.excerpt_min_share} of the document, or of it without edge lines no bigger than "
+        f"the quote when the quote is no bigger than the rest, and is the later page, at "
+        f"most {c.excerpt_max_length_share} of the earlier's length)"
     )
 
 

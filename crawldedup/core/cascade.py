@@ -51,8 +51,11 @@ class Candidate:
     smaller_shingles: float | None = None  # distinct shingles of the smaller document
     shorter_chars: int | None = None  # normalized length of the shorter document
     editions: bool = False  # the two URLs differ only in versions (core.editions)
-    shared_chars: int | None = None  # rule paragraph: normalized chars of shared paragraphs
+    shared_chars: int | None = None  # rule paragraph: the size of the shared paragraphs
     cand_chars: int | None = None  # normalized length of the candidate (the earlier page)
+    # Rule paragraph: the document's size and its edge lines' (core.fingerprint.paragraphs)
+    paragraph_size: int | None = None
+    paragraph_edges: int | None = None
 
 
 @dataclass(frozen=True)
@@ -153,22 +156,39 @@ def ordinary_verify(c: Candidate, policy: Policy) -> tuple[str, float] | None:
 
 
 def excerpt_verify(c: Candidate, policy: Policy) -> tuple[str, float] | None:
-    """An excerpt (docs/algorithm.md#excerpts): a candidate found by paragraph keys whose
-    shared paragraphs hold at least ``excerpt_min_chars`` and ``excerpt_min_share`` of the
-    shorter page's text, the document being that shorter page and at most
-    ``excerpt_max_length_share`` of the candidate's length (when it is known). The shingle
-    sketches cannot tell: a few paragraphs of a long page leave its bottom-k sketch a
-    handful of values to compare. A long page is no copy of an earlier excerpt of it (it
-    holds much more), and two pages of about one length that share paragraphs are
-    editions or rewrites, which Jaccard and containment judge."""
+    """An excerpt (docs/algorithm.md#excerpts): a candidate found by paragraph keys, the
+    document being the shorter page, at most ``excerpt_max_length_share`` of the
+    candidate's length (when it is known), whose shared paragraphs have a size of at
+    least ``excerpt_min_chars`` and make at least ``excerpt_min_share`` of the page, or
+    of the page without its edge lines (``core.fingerprint.Paragraphs``: a quoting page's
+    own intro and credit) when those are no bigger than the shared text and the shared
+    text is no bigger than the rest.
+    Sizes count a CJK character as ``core.fingerprint.CJK_SIZE`` letters.
+
+    The shingle sketches cannot tell: a few paragraphs of a long page leave its bottom-k
+    sketch a handful of values to compare. A long page is no copy of an earlier excerpt
+    of it (it holds much more), and two pages of about one length that share paragraphs
+    are editions or rewrites, which Jaccard and containment judge."""
     shared, shorter, cand = c.shared_chars, c.shorter_chars, c.cand_chars
     if c.rule != "paragraph" or not shared or not shorter:
         return None
     if cand is not None and shorter > policy.excerpt_max_length_share * cand:
         return None
-    share = min(1.0, shared / shorter)
-    if shared >= policy.excerpt_min_chars and share >= policy.excerpt_min_share:
+    if shared < policy.excerpt_min_chars:
+        return None
+    # The document's own sizes when it is the shorter page (always, under the length
+    # bar); else the shorter's length, without edges.
+    mine = bool(c.paragraph_size) and (cand is None or shorter < cand)
+    size = c.paragraph_size if mine and c.paragraph_size else shorter
+    share = min(1.0, shared / size)
+    if share >= policy.excerpt_min_share:
         return "excerpt", share
+    edges = (c.paragraph_edges or 0) if mine else 0
+    body = size - edges
+    # Without its edge lines, the page is the shared text (its lines too short for a key
+    # aside): the edges are its own intro and credit, not a part of the quote.
+    if 0 < edges <= shared <= body and shared >= policy.excerpt_min_share * body:
+        return "excerpt", shared / body
     return None
 
 

@@ -430,6 +430,9 @@ class Fingerprints:
     tf: dict[str, int]
     normalized_length: int
     paragraph_keys: list[str] = field(default_factory=list)
+    # Rule paragraph's sizes of the text and of its edge lines (:class:`Paragraphs`).
+    paragraph_size: int = 0
+    paragraph_edges: int = 0
     # The own text's (``own_lines``): its sketch, and the md5 hex and length of its
     # normalized text; None, None and 0 without ``own_lines``.
     own_sketch: str | None = None
@@ -441,35 +444,63 @@ _NEWLINE = _const(0x0A, np.uint32)
 
 
 def paragraph_chars(key: str) -> int:
-    """The normalized length a paragraph key carries (``<hash>.<length>``)."""
+    """The size a paragraph key carries (``<hash>.<size>``, :func:`paragraphs`)."""
     return int(key.rpartition(".")[2])
 
 
-def paragraph_keys(folded_cp: np.ndarray, cls: np.ndarray, min_chars: int, cap: int) -> list[str]:
-    """The keys of a text's paragraphs (docs/algorithm.md#excerpts): each line (of the
-    folded code points ``folded_cp``, ``cls`` their :func:`char_classes`) with at least
-    ``min_chars`` normalized characters gives ``<md5 of its normalized text, 16 hex
-    digits>.<its normalized length>``; distinct, the ``cap`` smallest, sorted. A page that
-    quotes paragraphs of another shares their keys; the length in the key tells how much
-    text the two share without reading either."""
+# The size of a normalized character in rule paragraph's measures: a CJK ideograph
+# carries about what three Latin letters or digits do (and takes three bytes in UTF-8
+# where they take one), so a Chinese sentence and its English translation come out
+# about the same size.
+CJK_SIZE = 3
+_SIZE_OF_CLASS = np.array([0, 1, CJK_SIZE], dtype=np.int64)  # by char_classes' value
+
+
+@dataclass(frozen=True)
+class Paragraphs:
+    """What rule paragraph knows of a text (docs/algorithm.md#excerpts), in sizes
+    (normalized characters, a CJK one counting ``CJK_SIZE``)."""
+
+    keys: list[str]  # ``<md5 of the line's normalized text, 16 hex digits>.<size>``
+    size: int  # of the whole text
+    edges: int  # of its edge lines: the first and last of 3+, the smaller of 2, none of 1
+
+
+NO_PARAGRAPHS = Paragraphs([], 0, 0)
+
+
+def paragraphs(folded_cp: np.ndarray, cls: np.ndarray, min_size: int, cap: int) -> Paragraphs:
+    """The paragraphs of a text, of the folded code points ``folded_cp`` (``cls`` their
+    :func:`char_classes`): each line of at least ``min_size`` gives a key; distinct,
+    the ``cap`` smallest, sorted. A page that quotes paragraphs of another shares their
+    keys; the size in the key tells how much text the two share without reading either.
+    The edge lines are where a quoting page puts its own intro and credit."""
     if cap <= 0 or not len(folded_cp):
-        return []
+        return NO_PARAGRAPHS
     kept = cls.astype(bool)
     line_of = np.cumsum(folded_cp == _NEWLINE)[kept]  # line number of each kept char
     if not len(line_of):
-        return []
+        return NO_PARAGRAPHS
     counts = np.bincount(line_of)
-    long_lines = np.flatnonzero(counts >= min_chars)
-    if not len(long_lines):
-        return []
+    sizes = np.bincount(line_of, weights=_SIZE_OF_CLASS[cls[kept]]).astype(np.int64)
+    lines = sizes[counts > 0]
+    edges = int(lines[0] + lines[-1]) if len(lines) > 2 else int(lines.min()) * (len(lines) - 1)
+    long_lines = np.flatnonzero(sizes >= min_size)
     text = folded_cp[kept]
     starts = np.searchsorted(line_of, long_lines, side="left")
     ends = starts + counts[long_lines]
     keys = {
-        f"{hashlib.md5(text[a:b].tobytes()).hexdigest()[:16]}.{b - a}"
-        for a, b in zip(starts.tolist(), ends.tolist(), strict=True)
+        f"{hashlib.md5(text[a:b].tobytes()).hexdigest()[:16]}.{size}"
+        for a, b, size in zip(
+            starts.tolist(), ends.tolist(), sizes[long_lines].tolist(), strict=True
+        )
     }
-    return sorted(keys)[:cap]
+    return Paragraphs(sorted(keys)[:cap], int(sizes.sum()), edges)
+
+
+def paragraph_keys(folded_cp: np.ndarray, cls: np.ndarray, min_size: int, cap: int) -> list[str]:
+    """The keys of :func:`paragraphs`."""
+    return paragraphs(folded_cp, cls, min_size, cap).keys
 
 
 def document_simhash(text: str, tf: Mapping[str, int], cfg: SimhashConfig) -> int:
@@ -643,10 +674,11 @@ def fingerprint(
         content_key = md5_hex(text)
         head_key = md5_hex(text[: cfg.head_chars])
         tail_key = md5_hex(text[-cfg.tail_chars :])
+    paras = paragraphs(folded_cp, cls, cfg.paragraph_min_chars, cfg.paragraph_max_keys)
     return Fingerprints(
-        paragraph_keys=paragraph_keys(
-            folded_cp, cls, cfg.paragraph_min_chars, cfg.paragraph_max_keys
-        ),
+        paragraph_keys=paras.keys,
+        paragraph_size=paras.size,
+        paragraph_edges=paras.edges,
         title_key=md5_hex(ntitle) if len(ntitle) >= cfg.min_title_chars else None,
         content_key=content_key,
         head_key=head_key,

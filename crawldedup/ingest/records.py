@@ -365,6 +365,8 @@ def fingerprint_fields(
         "simhash_keys": fp.simhash_keys,
         "lsh_keys": lsh_keys,
         "paragraph_keys": fp.paragraph_keys,
+        "paragraph_size": fp.paragraph_size,
+        "paragraph_edges": fp.paragraph_edges,
         "sketch": fp.sketch,
         "tf": json.dumps(fp.tf, ensure_ascii=False, separators=(",", ":")),
         "length": fp.normalized_length,

@@ -45,14 +45,28 @@ def _ordinary(policy: Policy) -> tuple[Column, Column]:
     )
     shared = F.col("shared_chars")
     shorter = F.col("shorter_chars")
-    share = F.least(F.lit(1.0), shared / shorter)
+    # core.cascade.excerpt_verify's share: of the page's size, else of it without its
+    # edge lines (each division guarded: CASE WHEN evaluates only its branch).
+    mine = (F.col("paragraph_size") > 0) & (
+        F.col("cand_chars").isNull() | (shorter < F.col("cand_chars"))
+    )
+    mine = F.coalesce(mine, F.lit(False))
+    size = F.when(mine, F.col("paragraph_size")).otherwise(shorter)
+    edges = F.when(mine, F.coalesce(F.col("paragraph_edges"), F.lit(0))).otherwise(F.lit(0))
+    body = size - edges
+    whole = F.when(size > 0, F.least(F.lit(1.0), shared / size))
+    fits = (edges > 0) & (edges <= shared) & (shared <= body)
+    share = F.when(whole >= policy.excerpt_min_share, whole).when(
+        fits & (shared >= body * policy.excerpt_min_share), shared / body
+    )
     excerpt = (
         (F.col("rule") == Rule.PARAGRAPH.value)
         & shared.isNotNull()
         & shorter.isNotNull()
         & (shorter > 0)
+        & (shared > 0)
         & (shared >= policy.excerpt_min_chars)
-        & (share >= policy.excerpt_min_share)
+        & share.isNotNull()
         # the document is a part of a longer earlier page (core.cascade.excerpt_verify)
         & (
             F.col("cand_chars").isNull()

@@ -34,6 +34,10 @@ DOCS = _s(
     ("simhash_keys", ArrayType(StringType(), False), False),
     ("lsh_keys", ArrayType(StringType(), False), False),
     ("paragraph_keys", ArrayType(StringType(), False), False),
+    # Rule paragraph's sizes of the text and of its edge lines (core.fingerprint.paragraphs);
+    # 0 when the rule is off.
+    ("paragraph_size", IntegerType(), True),
+    ("paragraph_edges", IntegerType(), True),
     ("sketch", StringType(), False),
     # The sketch of its own text, without its host's frequent lines (measures between
     # two pages of one host); null when it has none.

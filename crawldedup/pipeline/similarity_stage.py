@@ -229,6 +229,20 @@ def scores_with_cosine(
     score_pairs(sides, cfg.simhash.sketch_size).write.mode("overwrite").parquet(ctx.path(SCORES))
 
 
+def with_paragraph_sizes(spark: SparkSession, ctx: DayContext, scored: DataFrame) -> DataFrame:
+    """``scored`` with the judged document's ``PARAGRAPH_SIZES`` (work/docs) for rule
+    paragraph's excerpts (``core.cascade.excerpt_verify``); nulls when the rule is off,
+    and no join."""
+    if Rule.PARAGRAPH.value not in ctx.cfg.cascade.rules:
+        null = F.lit(None).cast("int")
+        return scored.withColumns({name: null for name in PARAGRAPH_SIZES})
+    sizes = read_work(spark, ctx.path(DOCS)).select("id", *PARAGRAPH_SIZES)
+    return scored.join(sizes, "id", "left")
+
+
+PARAGRAPH_SIZES = ("paragraph_size", "paragraph_edges")
+
+
 def run(spark: SparkSession, ctx: DayContext) -> dict[str, Any]:
     """Writes work/scores (measures per pair) and work/decisions (verdict per document)."""
     cfg = ctx.cfg
@@ -242,7 +256,7 @@ def run(spark: SparkSession, ctx: DayContext) -> dict[str, Any]:
         else:
             scores_of_ids(spark, ctx, cands, counters)
         scores = read_work(spark, ctx.path(SCORES))
-        scored = cands.join(scores, ["id", "cand_id"], "left")
+        scored = with_paragraph_sizes(spark, ctx, cands.join(scores, ["id", "cand_id"], "left"))
         decisions = decide_all(scored, Policy.from_config(cfg), cfg.cascade.rules)
         all_docs = read_work(spark, ctx.path(DOCS)).select("id", "boilerplate_only")
         full = all_docs.join(decisions, "id", "left").select(

@@ -29,6 +29,8 @@ SCORED = _s(
     ("editions", BooleanType(), True),
     ("shared_chars", IntegerType(), True),
     ("cand_chars", IntegerType(), True),
+    ("paragraph_size", IntegerType(), True),
+    ("paragraph_edges", IntegerType(), True),
 )
 
 
@@ -60,7 +62,13 @@ def _random_candidates(rng: random.Random, n_docs: int) -> dict[str, list[Candid
                 # the shorter's (the excerpt's length bar), or much longer.
                 shorter = measures[5]
                 cand_chars = rng.choice([None, 50, *((shorter * f) for f in (1, 2, 3) if shorter)])
-                cands.append(Candidate(cand, fetched, rule, *measures, shared, cand_chars))
+                # The document's paragraph size (unknown, 0, about its length, three times
+                # it: Chinese) and its edge lines' (none, small, around the shared size).
+                size = rng.choice([None, 0, shorter, 3 * shorter if shorter else 90])
+                edges = rng.choice([None, 0, 20, 59, 60, 80, 180, 300])
+                cands.append(
+                    Candidate(cand, fetched, rule, *measures, shared, cand_chars, size, edges)
+                )
         out[f"d{i}"] = cands
     return out
 
@@ -74,6 +82,7 @@ POLICIES = [
     Policy(edition_min_jaccard=0.9),
     Policy(excerpt_min_share=0.3, excerpt_min_chars=300),
     Policy(excerpt_max_length_share=0.9),
+    Policy(excerpt_min_share=0.5, excerpt_min_chars=20),
 ]
 
 

@@ -228,3 +228,29 @@ def test_an_excerpt_is_the_shorter_page_and_a_part_of_the_earlier_one() -> None:
     # The bar off: the old decision, whichever side is shorter.
     off = Policy(excerpt_min_share=0.8, excerpt_min_chars=60, excerpt_max_length_share=1.0)
     assert decide([para(2000, 180)], off).measure == "excerpt"
+
+
+def test_an_excerpt_may_have_its_own_intro_and_credit_at_its_edges() -> None:
+    policy = Policy(excerpt_min_share=0.8, excerpt_min_chars=60, excerpt_max_length_share=0.5)
+
+    def quote(size: int, edges: int, shared: int = 200) -> Candidate:
+        # a page of ``size`` (its edge lines ``edges``) quoting ``shared`` of a long article
+        return Candidate(
+            "a", "t", "paragraph", 0.0, None, 0.05, 0.3, 40, size, False, shared, 4000, size, edges
+        )
+
+    # An intro line and a credit line (80 of 280) around a 200-big quote: an excerpt,
+    # its share taken without them.
+    found = decide([quote(280, 80)], policy)
+    assert found.measure == "excerpt" and found.similarity == 1.0
+    # The same page without edge lines (one line of 80 inside): 200 of 280, no excerpt.
+    assert decide([quote(280, 0)], policy) == UNIQUE
+    # Edge lines bigger than the quote are the page's own text, not an intro and a credit.
+    assert decide([quote(480, 260)], policy) == UNIQUE
+    # A page of the quote and much more of its own between its edges: no excerpt.
+    assert decide([quote(600, 40)], policy) == UNIQUE
+    # Shared text bigger than the page without its edges: an edge line is a part of what
+    # the two share, and the rest between is the page's own.
+    assert decide([quote(160, 96, shared=100)], policy) == UNIQUE
+    # The size bar holds whatever the edges: a quote of 50 is too small.
+    assert decide([quote(70, 20, shared=50)], policy) == UNIQUE

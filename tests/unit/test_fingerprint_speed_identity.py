@@ -225,15 +225,24 @@ class Ref:
         return hashlib.md5(text.encode("utf-8"), usedforsecurity=False).hexdigest()
 
     @classmethod
-    def paragraph_keys(cls, folded: str, cfg: FingerprintConfig) -> list[str]:
-        """Each line's normalized text, if long enough: md5 of its UTF-32 code units."""
-        keys = set()
+    def paragraphs(cls, folded: str, cfg: FingerprintConfig) -> tuple[list[str], int, int]:
+        """(keys, size, edges): each line's normalized text, if big enough (a CJK
+        character counts 3), gives the md5 of its UTF-32 code units and its size; the
+        text's size; the sizes of its first and last non-empty lines (of 3 or more), of
+        the smaller (of 2), or 0 (of 1)."""
+        if cfg.paragraph_max_keys <= 0:
+            return [], 0, 0
+        keys, sizes = set(), []
         for line in folded.split("\n"):
             norm = cls.DROP.sub("", line)
-            if len(norm) >= cfg.paragraph_min_chars:
+            size = len(norm) + 2 * int(cls.is_cjk(cls.codepoints(norm)).sum()) if norm else 0
+            if size:
+                sizes.append(size)
+            if size and size >= cfg.paragraph_min_chars:
                 digest = hashlib.md5(norm.encode("utf-32-le", "surrogatepass")).hexdigest()
-                keys.add(f"{digest[:16]}.{len(norm)}")
-        return sorted(keys)[: max(cfg.paragraph_max_keys, 0)]
+                keys.add(f"{digest[:16]}.{size}")
+        edges = 0 if len(sizes) < 2 else min(sizes) if len(sizes) == 2 else sizes[0] + sizes[-1]
+        return sorted(keys)[: cfg.paragraph_max_keys], sum(sizes), edges
 
     @classmethod
     def fingerprint(
@@ -274,14 +283,20 @@ class Ref:
             sketch=cls.sketch(shingled, sh.sketch_size),
             tf=tf,
             normalized_length=len(text),
-            paragraph_keys=cls.paragraph_keys(folded, cfg),
+            **dict(
+                zip(
+                    ("paragraph_keys", "paragraph_size", "paragraph_edges"),
+                    cls.paragraphs(folded, cfg),
+                    strict=True,
+                )
+            ),
         )
 
     @classmethod
     def fingerprint_fields(cls, title: str, content: str, cfg: Config) -> dict[str, Any]:
         fp = cls.fingerprint(title, content, cfg.fingerprint, cfg.simhash, cfg.lsh)
         if "paragraph" not in cfg.cascade.rules:  # nothing reads them
-            fp = dataclasses.replace(fp, paragraph_keys=[])
+            fp = dataclasses.replace(fp, paragraph_keys=[], paragraph_size=0, paragraph_edges=0)
         lsh_keys = fp.lsh_keys
         # Added later (boilerplate.own_text_key): the page's whole text is its own text
         # here; its key is the md5 of the normalized text, 16 hex digits, then ".own",
@@ -306,6 +321,8 @@ class Ref:
             "simhash_keys": fp.simhash_keys,
             "lsh_keys": lsh_keys,
             "paragraph_keys": fp.paragraph_keys,
+            "paragraph_size": fp.paragraph_size,
+            "paragraph_edges": fp.paragraph_edges,
             "sketch": fp.sketch,
             "tf": json.dumps(fp.tf, ensure_ascii=False, separators=(",", ":")),
             "length": fp.normalized_length,

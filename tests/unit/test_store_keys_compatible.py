@@ -29,8 +29,9 @@ def test_every_stored_key_equals_the_previous_releases(case: dict[str, object]) 
         fingerprint(str(case["title"]), str(case["content"]), cfg.fingerprint, cfg.simhash, cfg.lsh)
     )
     now.pop("tf")
-    # The paragraph keys (rule paragraph) and the own text's fields (none without its
-    # host's frequent lines) are new since: no stored key to equal.
-    for new in ("paragraph_keys", "own_sketch", "own_md5", "own_length"):
+    # Rule paragraph's keys and sizes and the own text's fields (none without its host's
+    # frequent lines) are new since: no stored key to equal.
+    new_fields = ("paragraph_keys", "paragraph_size", "paragraph_edges")
+    for new in (*new_fields, "own_sketch", "own_md5", "own_length"):
         now.pop(new)
     assert now == case["fields"]
