@@ -246,8 +246,8 @@ class CascadeConfig:
         0.8,
         "A candidate found by paragraph keys (an excerpt) is a copy when the paragraphs the "
         "two share make at least this share of the shorter page's size, or of it without its "
-        "first and last lines when those are no bigger than the shared paragraphs (a quoting "
-        "page's own intro and credit) ...",
+        "edge lines (a quoting page's own intro and credit: docs/algorithm.md#excerpts) when "
+        "those are no bigger than the shared paragraphs and these no bigger than the rest ...",
         gt=0,
         le=1,
     )

@@ -498,11 +498,6 @@ def paragraphs(folded_cp: np.ndarray, cls: np.ndarray, min_size: int, cap: int) 
     return Paragraphs(sorted(keys)[:cap], int(sizes.sum()), edges)
 
 
-def paragraph_keys(folded_cp: np.ndarray, cls: np.ndarray, min_size: int, cap: int) -> list[str]:
-    """The keys of :func:`paragraphs`."""
-    return paragraphs(folded_cp, cls, min_size, cap).keys
-
-
 def document_simhash(text: str, tf: Mapping[str, int], cfg: SimhashConfig) -> int:
     """The SimHash of a document with the configured features."""
     if cfg.features == "shingles":
