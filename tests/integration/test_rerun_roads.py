@@ -18,7 +18,12 @@ from crawldedup.config import Config
 from tests.cli_helpers import cli
 from tests.conftest import SAMPLE_DAYS
 from tests.hbase_fixtures import drop_prefix, hbase_url, unique_prefix
-from tests.rerun_equality import differences, published_state, unique_lines_with_duplicate_fields
+from tests.rerun_equality import (
+    check_a_stale_field_is_told,
+    differences,
+    published_state,
+    unique_lines_with_duplicate_fields,
+)
 from tests.spark.test_rerun_equals_fresh import CASES, fewer_records, rerun_and_fresh
 
 DAY1, DAY2, DAY3 = SAMPLE_DAYS
@@ -50,6 +55,7 @@ def test_on_hbase_a_rerun_with_fewer_records_and_rules_equals_a_fresh_run(
     assert rerun[DAY2]["verdicts"] and not unique_lines_with_duplicate_fields(rerun_url, DAY2)
     diff = differences(rerun, fresh)
     assert not diff, "\n".join(diff[:30])
+    check_a_stale_field_is_told(rerun, fresh, rerun_url, tmp_path / "rerun", DAY2)
 
 
 def _run(home: Path, crawl: Path, day: str, *extra: str) -> None:
