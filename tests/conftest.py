@@ -135,3 +135,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             raise pytest.UsageError(
                 f"{item.nodeid} uses HBase: its file needs {HBASE_MARK} (tests/conftest.py)"
             )
+    # The HBase files share one worker (worker_group) and are the longest group: first in
+    # the queue, so one worker starts them at once and the other takes everything else,
+    # rather than the group starting late and running on alone at the end.
+    items.sort(key=lambda item: worker_group(item.nodeid) != "hbase")
