@@ -44,9 +44,10 @@ def cmd_run(args: argparse.Namespace, cfg: Config) -> int:
     stages = plan(cfg)
     with home_lock(ctx.home, f"run {ctx.day}"):
         preflight(ctx, stages)  # an unreachable store fails in a second, not after Spark
+        # The days' arguments first: a wrong --through is told before any folder is read.
+        later = _later_days(ctx, args.cascade_later, args.through)
         if not args.replace:
             _refuse_emptying_a_published_day(ctx, input_dir)
-        later = _later_days(ctx, args.cascade_later, args.through)
         for following in later if args.through else []:  # --replace is for --date alone
             if following.input_dir is not None:  # following_days gives each its folder
                 hint = f"run {following.day} by itself with --replace to do that"
