@@ -265,9 +265,9 @@ class CascadeConfig:
     )
     excerpt_max_docs: int = knob(
         8,
-        "A paragraph the index (or the day) holds for more documents than this is frequent "
-        "text (a standard sentence of a manual, a license line): it still finds candidates "
-        "but counts for no excerpt.",
+        "A paragraph that more documents than this hold, the day's and the index's of "
+        "earlier days together, is frequent text (a standard sentence of a manual, a "
+        "license line): it still finds candidates but counts for no excerpt.",
         ge=1,
     )
     partial_containment: float = knob(

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import shutil
 import zlib
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from itertools import product
@@ -48,7 +48,9 @@ from crawldedup.pipeline.context import DayContext, timed
 from crawldedup.pipeline.day_input import PartWriter
 from crawldedup.pipeline.day_keys import (
     DAY_KEYS_ARROW,
+    LOOKUP_COUNTS,
     explode_keys,
+    held_elsewhere,
     key_rows,
     write_ranks,
 )
@@ -77,13 +79,38 @@ _PARAGRAPH = Rule.PARAGRAPH.value
 _LSH = Rule.LSH.value
 
 
-def shared_chars_of(rule: Column, key: Column, n_other: Column, max_docs: int) -> Column:
+def shared_chars_of(
+    rule: Column, key: Column, n_other: Column, n_day: Column, max_docs: int
+) -> Column:
     """:func:`paragraph_chars` of rule paragraph's keys, as a column, 0 for a frequent
-    paragraph (the index holds it for ``max_docs`` documents or more); null for other
-    rules."""
+    paragraph: one that more than ``max_docs`` documents hold, the index's of earlier
+    days (``n_other``) and the day's (``n_day``, the document's own included) together;
+    null for other rules."""
+    held = n_other + F.coalesce(n_day, F.lit(1))
     return F.when(
         rule == _PARAGRAPH,
-        F.when(n_other < max_docs, F.substring_index(key, ".", -1).cast("int")).otherwise(0),
+        F.when(held <= max_docs, F.substring_index(key, ".", -1).cast("int")).otherwise(0),
+    )
+
+
+def paragraph_day_counts(ranked_dir: str) -> pa.Table:
+    """(rule, key, n_day): how many of the day's documents hold each paragraph key, from
+    the day's ranked key rows (work/day_keys: a key's ranks run 1..n within the day)."""
+    rows = pq.read_table(
+        ranked_dir, columns=["rule", "key", "rank"], filters=[("rule", "==", _PARAGRAPH)]
+    )
+    counts = rows.group_by(["rule", "key"]).aggregate([("rank", "max")])
+    return counts.rename_columns(["rule", "key", "n_day"])
+
+
+def paragraphs_held_elsewhere(lookups_dir: str) -> dict[str, int]:
+    """Each paragraph key the store holds for earlier days: how many documents
+    (:func:`day_keys.held_elsewhere` of work/lookups)."""
+    found = held_elsewhere(
+        pq.read_table(lookups_dir, schema=LOOKUP_COUNTS, filters=[("rule", "==", _PARAGRAPH)])
+    )
+    return dict(
+        zip(found.column("key").to_pylist(), found.column("n_other").to_pylist(), strict=True)
     )
 
 
@@ -119,14 +146,17 @@ def _group_pairs(
     max_distance: int,
     max_docs: int = 1 << 30,
     ranked_dir: str | None = None,
+    held: Mapping[str, int] | None = None,
 ) -> Iterator[pa.RecordBatch]:
     """The same-day pairs of one partition of the day's keys (every row of a key in one
     partition): within a key, the documents in (fetched_at, id) order, each paired with
     the first ``cap`` documents before it. SimHash block keys pair only hashes within
     ``max_distance`` bits (the others are block collisions). A paragraph key held by more
-    than ``max_docs`` of the day's documents is frequent text: its pairs carry 0 shared
-    characters. With ``ranked_dir``, the sorted rows and their ranks are written there
+    than ``max_docs`` documents, the day's and the index's of earlier days (``held``:
+    key -> documents) together, is frequent text: its pairs carry 0 shared characters.
+    With ``ranked_dir``, the sorted rows and their ranks are written there
     (:func:`day_keys.write_ranks`)."""
+    held = held or {}
     given = list(batches)  # an empty partition gives none
     table = pa.Table.from_batches(given) if given else None
     if table is None or table.num_rows == 0:
@@ -153,7 +183,8 @@ def _group_pairs(
             shared = None
             own = rule == _LSH and keys[i].endswith(OWN_KEY_SUFFIX)
             if rule == _PARAGRAPH:
-                shared = paragraph_chars(keys[i]) if j - i <= max_docs else 0
+                frequent = j - i + held.get(keys[i], 0) > max_docs
+                shared = 0 if frequent else paragraph_chars(keys[i])
             for a in range(i + 1, j):  # a key held once (j == i + 1) pairs nothing
                 for b in range(i, min(a, i + cap)):
                     if rule == simhash_rule and not _near(hashes[a], hashes[b], max_distance):
@@ -228,6 +259,7 @@ def same_day_pairs(
     max_distance: int,
     max_docs: int = 1 << 30,
     ranked_dir: str | None = None,
+    held: Mapping[str, int] | None = None,
 ) -> None:
     """Each document paired with up to ``cap`` earlier documents of the day per key:
     ``out_dir/part-<bucket>.parquet`` (``RANKED_CANDIDATES``), one Python task per key
@@ -236,19 +268,24 @@ def same_day_pairs(
     never cross the JVM: no explode, no shuffle. A SimHash block key is only shared in
     earnest when the whole hashes are within ``max_distance`` bits; other pairs are block
     collisions and dropped. With ``ranked_dir`` each task also writes its key rows
-    ranked within the day there (task i: the bucket i).
+    ranked within the day there (task i: the bucket i). ``held``: how many documents of
+    earlier days hold each paragraph key (the frequency bar counts them with the day's).
     """
+    shared = sc.broadcast(dict(held or {}))
 
     def pair_buckets(parts: Iterable[int]) -> Iterator[int]:
         for b in parts:
             given = read_key_bucket(bucket_dir, b)
             out = PartWriter(Path(out_dir) / f"part-{b:05d}.parquet", _SAME_DAY_ARROW)
-            for found in _group_pairs(iter(given), cap, day, max_distance, max_docs, ranked_dir):
+            for found in _group_pairs(
+                iter(given), cap, day, max_distance, max_docs, ranked_dir, shared.value
+            ):
                 out.write(found)
             out.close()
             yield len(given)
 
     sc.parallelize(range(buckets), buckets).mapPartitions(pair_buckets).count()
+    shared.unpersist()
 
 
 def _near(a: str | None, b: str | None, max_distance: int) -> bool:
@@ -580,22 +617,16 @@ def run(spark: SparkSession, ctx: DayContext) -> dict[str, Any]:
     sc = spark.sparkContext
     with timed(stats):
         docs = read_work(spark, ctx.path(DOCS))
-        keys = explode_keys(docs, enabled(cfg.cascade.rules))
+        rules = enabled(cfg.cascade.rules)
+        keys = explode_keys(docs, rules)
         counters = {
             n: sc.accumulator(0)
             for n in ("probes", "hits", "false_positives", "round_trips", "rows_read")
         }
         release = probe_earlier_days(spark, ctx, keys, counters)
         looked = read_work(spark, ctx.path(LOOKUPS))
-        earlier = (
-            looked.filter(F.col("cand_id").isNotNull())
-            .withColumn(
-                "shared_chars",
-                shared_chars_of(F.col("rule"), F.col("key"), F.col("n_other"), max_docs),
-            )
-            .withColumn("own_text", own_text_key_of(F.col("rule"), F.col("key")))
-            .select(*schemas.RANKED_CANDIDATES.fieldNames())
-        )
+        paragraphs = Rule.PARAGRAPH in rules
+        held = paragraphs_held_elsewhere(ctx.path(LOOKUPS)) if paragraphs else {}
         ranked_dir = ctx.folder(DAY_KEYS)
         shutil.rmtree(ranked_dir, ignore_errors=True)
         ranked_dir.mkdir(parents=True)
@@ -612,6 +643,23 @@ def run(spark: SparkSession, ctx: DayContext) -> dict[str, Any]:
             cfg.simhash.max_distance,
             max_docs,
             str(ranked_dir),
+            held,
+        )
+        found = looked.filter(F.col("cand_id").isNotNull())
+        if paragraphs and any(ranked_dir.glob("*.parquet")):
+            counts = spark.createDataFrame(paragraph_day_counts(str(ranked_dir)))
+            found = found.join(F.broadcast(counts), ["rule", "key"], "left")
+        else:
+            found = found.withColumn("n_day", F.lit(None).cast("long"))
+        earlier = (
+            found.withColumn(
+                "shared_chars",
+                shared_chars_of(
+                    F.col("rule"), F.col("key"), F.col("n_other"), F.col("n_day"), max_docs
+                ),
+            )
+            .withColumn("own_text", own_text_key_of(F.col("rule"), F.col("key")))
+            .select(*schemas.RANKED_CANDIDATES.fieldNames())
         )
         same_day = spark.read.schema(schemas.RANKED_CANDIDATES).parquet(str(same_dir))
         cands = earliest_per_rule(earlier.unionByName(same_day), cap, cfg.spark.shuffle_partitions)

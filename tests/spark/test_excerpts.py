@@ -205,3 +205,42 @@ def test_a_rerun_counts_only_earlier_days_holding_a_paragraph(
     ctx = DayContext(day="2026-11-02", home=home, cfg=cfg, input_dir=root / "dt=2026-11-02")
     run_all(spark, ctx)
     assert verdicts(DayContext(day="2026-11-02", home=home, cfg=cfg))["excerpt"] == first
+
+
+def test_the_frequency_bar_counts_the_days_and_the_earlier_days_documents_together(
+    spark: Any, tmp_path: Path, small: Config
+) -> None:
+    """Two forum posts quote a paragraph of the article on its day, two more the next day
+    with the excerpt: six documents hold it, over the bar of 4, though neither day nor the
+    index alone holds more than three. The paragraph is frequent text, so the excerpt
+    (whose article the store holds) is no copy by it; with a bar of 6 it is."""
+    excerpt = "\n".join(["A passage worth quoting:", ARTICLE[2], "(via docs.python.org)"])
+
+    def posts(day: str, first: int) -> list[Any]:
+        return [
+            rec(
+                f"post{i}",
+                f"Quoted on a forum, post {i}, with a long comment of its own that says why "
+                f"the quoted paragraph matters to a beginner reading it.\n{ARTICLE[2]}",
+                f"{day}T0{i}:30:00Z",
+                f"Post {i}",
+                url=f"http://forum{i}.example/t",
+            )
+            for i in range(first, first + 2)
+        ]
+
+    day1 = [
+        rec("article", "\n".join(ARTICLE), "2026-11-01T01:00:00Z", "Informal introduction"),
+        *posts("2026-11-01", 1),
+    ]
+    day2 = [
+        rec("excerpt", excerpt, "2026-11-02T01:00:00Z", "Comments in Python"),
+        *posts("2026-11-02", 3),
+    ]
+    for bar, expected in ((4, ("unique", None)), (6, ("duplicate", "excerpt"))):
+        cfg = small.replace(**{"cascade.rules": RULES, "cascade.excerpt_max_docs": bar})
+        root, home = tmp_path / str(bar) / "crawl", tmp_path / str(bar) / "home"
+        _day(spark, root, home, cfg, "2026-11-01", day1)
+        _day(spark, root, home, cfg, "2026-11-02", day2)
+        got = verdicts(DayContext(day="2026-11-02", home=home, cfg=cfg))["excerpt"]
+        assert (got["verdict"], got["measure"]) == expected, (bar, got)

@@ -91,6 +91,29 @@ def test_the_own_text_key_row_stays_beside_a_band_row_met_first() -> None:
     assert sorted(out) == [("b", "a", False), ("b", "a", True)]
 
 
+def test_a_paragraph_is_frequent_by_the_days_and_the_earlier_days_documents_together() -> None:
+    # Three of the day's pages hold a paragraph key of 64 characters; the bar is 4
+    # documents. Alone, the day's three keep it rare; with two earlier days' documents
+    # holding it (five in all) it is frequent text, whose pairs carry no shared size.
+    h = "0" * 16
+    rows = [
+        (d, t, "paragraph", "0123456789abcdef.64", h)
+        for d, t in (("a", "1"), ("b", "2"), ("c", "3"))
+    ]
+
+    def shared(held: dict[str, int]) -> set[int | None]:
+        return {
+            r["shared_chars"]
+            for b in _group_pairs(iter(_keys(rows)), 10, DAY, 3, max_docs=4, held=held)
+            for r in b.to_pylist()
+        }
+
+    assert shared({}) == {64}
+    assert shared({"0123456789abcdef.64": 1}) == {64}  # four documents: at the bar
+    assert shared({"0123456789abcdef.64": 2}) == {0}
+    assert shared({"another.64": 2}) == {64}
+
+
 def test_an_empty_partition_gives_no_batch() -> None:
     assert list(_group_pairs(iter([]), 5, DAY, 3)) == []
 
