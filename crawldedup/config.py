@@ -104,7 +104,7 @@ class FingerprintConfig:
         ge=1,
     )
     paragraph_max_keys: int = knob(
-        32,
+        128,
         "At most this many paragraph keys a page (those of the smallest hashes: the same "
         "paragraph is kept or left out on every page).",
         ge=0,

@@ -44,7 +44,7 @@ from crawldedup.core.fingerprint import (
     sketch_containment,
     sketch_jaccard,
 )
-from crawldedup.core.normalize import codepoints, fold, normalize_text
+from crawldedup.core.normalize import codepoints, fold, normalize_text, normalize_title
 from crawldedup.ingest.readers import read_file
 from crawldedup.ingest.records import prepare
 from crawldedup.pipeline.context import DayContext
@@ -207,7 +207,11 @@ def paragraph_sizes(doc: DocView, cfg: Config) -> tuple[int, int] | None:
     folded = codepoints(fold(doc.fingerprinted(cfg.boilerplate.min_line_chars)))
     fp = cfg.fingerprint
     found = paragraphs(
-        folded, char_classes(folded), fp.paragraph_min_chars, max(1, fp.paragraph_max_keys)
+        folded,
+        char_classes(folded),
+        fp.paragraph_min_chars,
+        max(1, fp.paragraph_max_keys),
+        normalize_title(doc.title, fp.title_noise_words),
     )
     return found.size, found.edges
 

@@ -9,6 +9,7 @@ import hashlib
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from difflib import SequenceMatcher
 from functools import lru_cache
 
 import numpy as np
@@ -469,12 +470,50 @@ class Paragraphs:
 NO_PARAGRAPHS = Paragraphs([], 0, 0)
 
 
-def paragraphs(folded_cp: np.ndarray, cls: np.ndarray, min_size: int, cap: int) -> Paragraphs:
+# An edge line names the page's title when it holds, inside other text, a run of the
+# normalized title at least this long and at least three quarters of the title (most of
+# it: not the section a help page's title begins with, "Query Wizard - Aliases").
+TITLE_MIN_CHARS = 4
+# An edge line of more than this many normalized characters besides the title's is text
+# of its own, not an intro or a credit: not searched for the title (the search costs
+# about a microsecond a character).
+TITLE_MAX_OTHER_CHARS = 100
+
+
+def size_of(norm: str) -> int:
+    """The size of normalized text: its characters, a CJK one counting ``CJK_SIZE``."""
+    if not norm:
+        return 0
+    return int(_SIZE_OF_CLASS[char_classes(codepoints(norm))].sum())
+
+
+def title_named(line: str, title: str) -> int:
+    """The size of the page's title (normalized) named inside an edge line (normalized):
+    the longest run the two share, when it is at least ``TITLE_MIN_CHARS`` and three
+    quarters of the title, and the line holds more than it; else 0. A quoting page's
+    intro and credit often name the quoted article ("Here is how “<title>” puts it:",
+    "摘自《<title>》"): those characters repeat the title, which the title rule already
+    measures, and are none of the page's own text."""
+    if not title or not line or len(line) > len(title) + TITLE_MAX_OTHER_CHARS:
+        return 0
+    found = SequenceMatcher(None, line, title, autojunk=False).find_longest_match(
+        0, len(line), 0, len(title)
+    )
+    if found.size < max(TITLE_MIN_CHARS, -(-3 * len(title) // 4)) or found.size >= len(line):
+        return 0
+    return size_of(line[found.a : found.a + found.size])
+
+
+def paragraphs(
+    folded_cp: np.ndarray, cls: np.ndarray, min_size: int, cap: int, title: str = ""
+) -> Paragraphs:
     """The paragraphs of a text, of the folded code points ``folded_cp`` (``cls`` their
     :func:`char_classes`): each line of at least ``min_size`` gives a key; distinct,
     the ``cap`` smallest, sorted. A page that quotes paragraphs of another shares their
     keys; the size in the key tells how much text the two share without reading either.
-    The edge lines are where a quoting page puts its own intro and credit."""
+    The edge lines are where a quoting page puts its own intro and credit; what of the
+    page's normalized ``title`` they name (:func:`title_named`) counts neither in them
+    nor in the page's size."""
     if cap <= 0 or not len(folded_cp):
         return NO_PARAGRAPHS
     kept = cls.astype(bool)
@@ -483,11 +522,18 @@ def paragraphs(folded_cp: np.ndarray, cls: np.ndarray, min_size: int, cap: int) 
         return NO_PARAGRAPHS
     counts = np.bincount(line_of)
     sizes = np.bincount(line_of, weights=_SIZE_OF_CLASS[cls[kept]]).astype(np.int64)
-    lines = sizes[counts > 0]
-    edges = int(lines[0] + lines[-1]) if len(lines) > 2 else int(lines.min()) * (len(lines) - 1)
-    long_lines = np.flatnonzero(sizes >= min_size)
     text = folded_cp[kept]
-    starts = np.searchsorted(line_of, long_lines, side="left")
+    firsts = np.searchsorted(line_of, np.arange(len(counts)), side="left")
+    nonempty = np.flatnonzero(counts > 0)
+    edge_lines = [] if len(nonempty) < 2 else [int(nonempty[0]), int(nonempty[-1])]
+    named = [
+        title_named(from_codepoints(text[firsts[n] : firsts[n] + counts[n]]), title)
+        for n in edge_lines
+    ]
+    lines = [int(sizes[n]) - d for n, d in zip(edge_lines, named, strict=True)]
+    edges = 0 if not lines else sum(lines) if len(nonempty) > 2 else min(lines)
+    long_lines = np.flatnonzero(sizes >= min_size)
+    starts = firsts[long_lines]
     ends = starts + counts[long_lines]
     keys = {
         f"{hashlib.md5(text[a:b].tobytes()).hexdigest()[:16]}.{size}"
@@ -495,7 +541,7 @@ def paragraphs(folded_cp: np.ndarray, cls: np.ndarray, min_size: int, cap: int) 
             starts.tolist(), ends.tolist(), sizes[long_lines].tolist(), strict=True
         )
     }
-    return Paragraphs(sorted(keys)[:cap], int(sizes.sum()), edges)
+    return Paragraphs(sorted(keys)[:cap], int(sizes.sum()) - sum(named), edges)
 
 
 def document_simhash(text: str, tf: Mapping[str, int], cfg: SimhashConfig) -> int:
@@ -669,7 +715,7 @@ def fingerprint(
         content_key = md5_hex(text)
         head_key = md5_hex(text[: cfg.head_chars])
         tail_key = md5_hex(text[-cfg.tail_chars :])
-    paras = paragraphs(folded_cp, cls, cfg.paragraph_min_chars, cfg.paragraph_max_keys)
+    paras = paragraphs(folded_cp, cls, cfg.paragraph_min_chars, cfg.paragraph_max_keys, ntitle)
     return Fingerprints(
         paragraph_keys=paras.keys,
         paragraph_size=paras.size,

@@ -243,3 +243,30 @@ def test_minhash_equals_the_definition(hashes: list[int], n: int) -> None:
     seeds = [_splitmix64_finalizer((i * 0x9E3779B97F4A7C15) & m) for i in range(1, n + 1)]
     want = [min(_splitmix64_finalizer(x ^ s) for x in set(hashes)) for s in seeds] if hashes else []
     assert minhash_signature(np.array(hashes, dtype=np.uint64), n).tolist() == want
+
+
+def test_an_edge_line_naming_the_title_counts_without_it() -> None:
+    """A quoting page's intro and credit name the quoted article: those characters
+    repeat the page's title and count neither in its edge lines nor in its size. A line
+    that is the title and nothing else, or names a run shorter than half the title,
+    keeps its size."""
+    cfg = FingerprintConfig(paragraph_min_chars=40, paragraph_max_keys=32)
+    title = "The Inner Workings of the Debian Project"
+    quote = "The severity of a bug formally assigns a degree of gravity to the reported problem."
+    page = f"Here is how “{title}” puts it:\n{quote}\n(Excerpted from {title}.)"
+    named = fingerprint(title, page, cfg)
+    plain = fingerprint("Another title altogether", page, cfg)
+    own = len("hereishowputsit") + len("excerptedfrom")
+    title_size = len("theinnerworkingsofthedebianproject")
+    assert plain.paragraph_edges == own + 2 * title_size
+    assert named.paragraph_edges == own
+    assert named.paragraph_size == plain.paragraph_size - 2 * title_size
+    assert named.paragraph_keys == plain.paragraph_keys  # the keys are the lines'
+    # Chinese: a CJK character counts 3.
+    zh_title = "诸如etch、lenny之类的名字是什么"
+    zh = fingerprint(zh_title, f"《{zh_title}》中有这样一段：\n{quote}\n——摘自《{zh_title}》", cfg)
+    assert zh.paragraph_edges == 3 * len("中有这样一段") + 3 * len("摘自")
+    # A heading that is the title alone, and a line naming a part of it (the section a
+    # help page's title begins with): neither names the title.
+    heading = fingerprint(title, f"{title}\n{quote}\nThe Inner Workings: overview", cfg)
+    assert heading.paragraph_edges == title_size + len("theinnerworkingsoverview")

@@ -225,24 +225,55 @@ class Ref:
         return hashlib.md5(text.encode("utf-8"), usedforsecurity=False).hexdigest()
 
     @classmethod
-    def paragraphs(cls, folded: str, cfg: FingerprintConfig) -> tuple[list[str], int, int]:
+    def size(cls, norm: str) -> int:
+        return len(norm) + 2 * int(cls.is_cjk(cls.codepoints(norm)).sum()) if norm else 0
+
+    @classmethod
+    def title_named(cls, line: str, title: str) -> int:
+        """The size of the longest run the line and the title share (the first such run
+        of the line), when it is at least 4 and 3/4 of the title, and the line is longer."""
+        best, at = 0, 0
+        if len(line) > len(title) + 100:  # TITLE_MAX_OTHER_CHARS
+            return 0
+        for i in range(len(line)):
+            for j in range(len(title)):
+                n = 0
+                while i + n < len(line) and j + n < len(title) and line[i + n] == title[j + n]:
+                    n += 1
+                if n > best:
+                    best, at = n, i
+        if 4 * best < 3 * len(title) or best < 4 or best >= len(line):
+            return 0
+        return cls.size(line[at : at + best])
+
+    @classmethod
+    def paragraphs(
+        cls, folded: str, cfg: FingerprintConfig, title: str = ""
+    ) -> tuple[list[str], int, int]:
         """(keys, size, edges): each line's normalized text, if big enough (a CJK
         character counts 3), gives the md5 of its UTF-32 code units and its size; the
         text's size; the sizes of its first and last non-empty lines (of 3 or more), of
-        the smaller (of 2), or 0 (of 1)."""
+        the smaller (of 2), or 0 (of 1). What of the title an edge line names counts
+        neither in it nor in the text."""
         if cfg.paragraph_max_keys <= 0:
             return [], 0, 0
-        keys, sizes = set(), []
+        keys, norms = set(), []
         for line in folded.split("\n"):
             norm = cls.DROP.sub("", line)
-            size = len(norm) + 2 * int(cls.is_cjk(cls.codepoints(norm)).sum()) if norm else 0
+            size = cls.size(norm)
             if size:
-                sizes.append(size)
+                norms.append(norm)
             if size and size >= cfg.paragraph_min_chars:
                 digest = hashlib.md5(norm.encode("utf-32-le", "surrogatepass")).hexdigest()
                 keys.add(f"{digest[:16]}.{size}")
-        edges = 0 if len(sizes) < 2 else min(sizes) if len(sizes) == 2 else sizes[0] + sizes[-1]
-        return sorted(keys)[: cfg.paragraph_max_keys], sum(sizes), edges
+        sizes = [cls.size(n) for n in norms]
+        named = [0] * len(norms)
+        if len(norms) >= 2:
+            for k in (0, len(norms) - 1):
+                named[k] = cls.title_named(norms[k], title)
+        edge = [s - d for s, d in zip(sizes, named, strict=True)]
+        edges = 0 if len(edge) < 2 else min(edge) if len(edge) == 2 else edge[0] + edge[-1]
+        return sorted(keys)[: cfg.paragraph_max_keys], sum(sizes) - sum(named), edges
 
     @classmethod
     def fingerprint(
@@ -286,7 +317,7 @@ class Ref:
             **dict(
                 zip(
                     ("paragraph_keys", "paragraph_size", "paragraph_edges"),
-                    cls.paragraphs(folded, cfg),
+                    cls.paragraphs(folded, cfg, ntitle),
                     strict=True,
                 )
             ),
