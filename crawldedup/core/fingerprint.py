@@ -24,6 +24,7 @@ from crawldedup.core.normalize import (
     from_codepoints,
     normalize_title,
 )
+from crawldedup.core.pair_measures import with_cross
 from crawldedup.core.tokenize import cjk_term_frequencies, term_frequencies
 
 
@@ -221,11 +222,12 @@ def own_sketch_measures(
     """(Jaccard, containment) of two pages when a page with an own text (``own_a``,
     ``own_b``: its sketch, "" when none) is measured on it (docs/algorithm.md#boilerplate):
     the Jaccard of the own texts (or whole pages), the best containment of an own text in
-    the other's own text or whole page. Without own texts: the whole pages' measures."""
+    the other's own text or whole page, as far as ``core.pair_measures.with_cross`` lets
+    it count. Without own texts: the whole pages' measures."""
     sa, sb = own_a or a, own_b or b
-    contained = max(
-        sketch_containment(sa, sb, k), sketch_containment(sa, b, k), sketch_containment(a, sb, k)
-    )
+    own = sketch_containment(sa, sb, k)
+    cross = max(sketch_containment(sa, b, k), sketch_containment(a, sb, k))
+    contained = float(with_cross(own, cross, sketch_containment(a, b, k)))
     return sketch_jaccard(sa, sb, k), contained
 
 

@@ -14,6 +14,7 @@ numbers) where each document's run starts and ends.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -172,3 +173,14 @@ def cosines(
 def hamming(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Bit distance of every pair of 64-bit SimHashes."""
     return np.bitwise_count(np.bitwise_xor(a.astype(np.uint64), b.astype(np.uint64)))
+
+
+def with_cross(own: Any, cross: Any, whole: Any) -> Any:
+    """The containment of a pair where a page has an own text: the better one of the
+    own texts' (``own``) and of an own text in the other's whole page (``cross``). When
+    the own texts share nothing, what the pages share are lines one of their hosts has
+    on many pages (standard headings, a footer, the same saying reposted there again
+    and again): then an own text in the other page counts only as far as the whole
+    pages lie in each other (``whole``), so headings alone decide no containment
+    (docs/algorithm.md#boilerplate). Arrays of pairs, or the numbers of one pair."""
+    return np.where(own > 0, np.maximum(own, cross), np.minimum(cross, whole))

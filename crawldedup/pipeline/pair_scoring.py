@@ -45,6 +45,7 @@ from crawldedup.core.pair_measures import (
     padded_sketch_measures,
     sketch_measures,
     sketches_from_bytes,
+    with_cross,
 )
 from crawldedup.pipeline import schemas
 
@@ -174,7 +175,7 @@ def own_text_measures(
     it (docs/algorithm.md#boilerplate): the Jaccard of the two own texts (or whole
     pages, where none), and the best containment of an own text in the other's own text
     or whole page (a copy elsewhere has those lines as text, or other lines of its own
-    host as frequent)."""
+    host as frequent), as far as :func:`core.pair_measures.with_cross` lets it count."""
     own_a, own_b = sides.own_row[a] >= 0, sides.own_row[b] >= 0
     mine_a, mine_b = sides.measured(a, own_a), sides.measured(b, own_b)
     jac, con, smaller = padded_sketch_measures(*mine_a, *mine_b, k)
@@ -184,7 +185,8 @@ def own_text_measures(
         whole_b = sides.sketches[b[one]], sides.sketch_lengths[b[one]]
         _, in_b, _ = padded_sketch_measures(mine_a[0][one], mine_a[1][one], *whole_b, k)
         _, in_a, _ = padded_sketch_measures(*whole_a, mine_b[0][one], mine_b[1][one], k)
-        con[one] = np.maximum(con[one], np.maximum(in_a, in_b))
+        _, whole, _ = padded_sketch_measures(*whole_a, *whole_b, k)
+        con[one] = with_cross(con[one], np.maximum(in_a, in_b), whole)
     return jac, con, smaller
 
 
@@ -374,7 +376,8 @@ def score_batch(batch: pa.RecordBatch, k: int) -> pa.RecordBatch:
 
         in_b = sketch_measures(rows(mine_a), rows(whole_b), k)[1]
         in_a = sketch_measures(rows(whole_a), rows(mine_b), k)[1]
-        con[one] = np.maximum(con[one], np.maximum(in_a, in_b))
+        whole = sketch_measures(rows(whole_a), rows(whole_b), k)[1]
+        con[one] = with_cross(con[one], np.maximum(in_a, in_b), whole)
     sketch = jac, con, smaller
     sh_a, known_a = _simhashes(batch.column("simhash").to_pylist())
     sh_b, known_b = _simhashes(batch.column("cand_simhash").to_pylist())

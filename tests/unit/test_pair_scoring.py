@@ -119,16 +119,18 @@ def test_pairs_of_ids_score_as_joined_pairs_and_as_the_definitions() -> None:
     for i, (a, b) in enumerate(pairs):
         sa, sb = str(a["sketch"]), str(b["sketch"])
         # An own text is what its page is measured on: the Jaccard of the own texts (or
-        # whole pages), the best containment of an own text in the other's own or whole.
+        # whole pages), the best containment of an own text in the other's own or whole,
+        # when the own texts share nothing (what the pages share is then lines their
+        # hosts have on many pages), the latter only as far as the whole pages lie in
+        # each other.
         oa, ob = str(a["own_sketch"] or sa), str(b["own_sketch"] or sb)
         want = cosine(json.loads(str(a["tf"])), json.loads(str(b["tf"])))
         assert joined["similarity"][i] == want
         assert joined["jaccard"][i] == sketch_jaccard(oa, ob, k)
-        contained = max(
-            sketch_containment(oa, ob, k),
-            sketch_containment(oa, sb, k),
-            sketch_containment(sa, ob, k),
-        )
+        own = sketch_containment(oa, ob, k)
+        cross = max(sketch_containment(oa, sb, k), sketch_containment(sa, ob, k))
+        whole = sketch_containment(sa, sb, k)
+        contained = max(own, cross) if own > 0 else min(cross, whole)
         assert joined["containment"][i] == contained
         owns += bool(a["own_sketch"] or b["own_sketch"])
         assert joined["hamming"][i] == hamming64(
@@ -156,3 +158,34 @@ def test_a_pair_with_an_unknown_side_is_left_out() -> None:
     )
     out = score_id_batch(ids, DAY, sides, k, to_arrow_schema(schemas.PAIR_SCORES)).to_pydict()
     assert list(zip(out["id"], out["cand_id"], strict=True)) == [("d1", "d0"), ("d3", "d1")]
+
+
+def test_pages_whose_own_texts_share_nothing_are_not_contained_in_each_other() -> None:
+    """Two help pages of one site with the site's standard headings, one on the site
+    (where the headings are frequent: its own text is its saying) and a repost of
+    another page on a second host (where they are not: its own text holds them): all
+    they share is the headings, so their own texts share nothing and the containment is
+    the whole pages', under the bar. A repost of the first page on that host holds its
+    own text: contained. So is a saying on a host that reposts it again and again (there
+    it is a frequent line, no own text): the whole page lies in the other."""
+    from crawldedup.core.fingerprint import own_sketch_measures
+
+    cfg = Config()
+    sh, lsh = cfg.simhash, cfg.lsh
+    headings = ["说明", "返回值：", "参数：", "相关条目", "返回目录", "参见", "常见问题汇总"]
+    mine = "季康子问政于孔子。孔子对曰：“政者，正也。子帅以正，孰敢不正？”"
+    other = "子曰：“朝闻道，夕死可矣。”"
+
+    def sketch(*lines: str) -> str:
+        return runs_sketch(["\n".join(lines)], sh, lsh)
+
+    page, page_own = sketch(*headings, mine), sketch(mine)
+    elsewhere = sketch(*headings, other, "（来源：云帆软件帮助中心）")
+    elsewhere_own = sketch(*headings)  # its host has the saying and the source line often
+    assert sketch_containment(elsewhere_own, page) == 1.0  # the headings, whole
+    contained = own_sketch_measures(page, page_own, elsewhere, elsewhere_own)[1]
+    assert contained == sketch_containment(page, elsewhere) < 0.9
+    repost = sketch(*headings, mine, "（来源：云帆软件帮助中心）")
+    assert own_sketch_measures(page, page_own, repost, repost)[1] == 1.0
+    saying, credit = sketch(mine), sketch("——摘自星火知识库")
+    assert own_sketch_measures(sketch(mine, "——摘自星火知识库"), credit, saying, saying)[1] == 1.0
