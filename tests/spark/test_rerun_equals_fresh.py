@@ -34,6 +34,7 @@ ROOT = Path(__file__).resolve().parents[2]
 LIBRARY = str(ROOT / "config" / "topics.example.yaml")
 BASE = {"spark.shuffle_partitions": 4, "bloom.capacity_docs": 2000}
 DAY1, DAY2, DAY3 = SAMPLE_DAYS
+DEFAULT_RULES = list(Config().cascade.rules)
 
 # name: (X, Y, whether Y's day 2 has a fifth of its records fewer)
 CASES: dict[str, tuple[dict[str, Any], dict[str, Any], bool]] = {
@@ -51,6 +52,14 @@ CASES: dict[str, tuple[dict[str, Any], dict[str, Any], bool]] = {
         False,
     ),
     "boilerplate_off": ({}, {"boilerplate.enabled": False}, False),
+    # Rule paragraph counts a key's documents over the day and the earlier days (the
+    # excerpts' frequency bar): a rerun must see the index its first run saw.
+    "paragraph_on": ({}, {"cascade.rules": [*DEFAULT_RULES, "paragraph"]}, False),
+    "paragraph_off_fewer_records": (
+        {"cascade.rules": [*DEFAULT_RULES, "paragraph"]},
+        {},
+        True,
+    ),
 }
 # make test-all runs every case (make test: HBase's rerun with fewer records and rules, on
 # days first written in the verdict layout before 2026-12, tests/integration/
