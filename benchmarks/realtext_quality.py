@@ -33,6 +33,9 @@ hard_negative_pairs.jsonl each method grouped (and per 10,000 of them), and over
 families whose pages share one site's boilerplate (``BOILERPLATE_FAMILIES``: a site's
 block around different articles, one template with different fill, different short
 texts framed by one big site's header, navigation and footer) the wrong pairs per 1,000.
+Wrong links: crawldedup's duplicate verdicts whose ``duplicate_of`` is a page of another
+truth cluster, by rule (one such link joins every pair of the two groups, so a few of
+them can be most of the false-positive pairs).
 
 This script imports nothing from crawldedup: it reads only what the command prints.
 """
@@ -321,7 +324,7 @@ def run_crawldedup(
     days: list[str],
     overrides: list[str],
     log,
-) -> tuple[Result, list[float], dict[str, int]]:
+) -> tuple[Result, list[float], dict[str, int], dict[str, tuple[str, str]]]:
     exe = crawldedup_bin()
     sets = [x for o in overrides for x in ("--set", o)]
     per_day = []
@@ -336,6 +339,7 @@ def run_crawldedup(
             )
         log(f"crawldedup run {d}: {per_day[-1]:.1f}s (exit {proc.returncode})")
     groups: dict[str, str] = {}
+    links: dict[str, tuple[str, str]] = {}  # a duplicate's id -> (duplicate_of, rule)
     quarantined: Counter[str] = Counter()
     for d in days:
         base = ["--date", d, "--home", str(home), *sets]
@@ -346,11 +350,28 @@ def run_crawldedup(
             if line.strip():
                 v = json.loads(line)
                 groups[v["id"]] = v.get("group") or v["id"]
+                if v.get("verdict") == "duplicate" and v.get("duplicate_of"):
+                    links[v["id"]] = (v["duplicate_of"], v.get("rule") or "?")
         rep = subprocess.run([exe, "report", *base], capture_output=True, text=True, check=False)
         if rep.returncode == 0 and rep.stdout.strip():
             quarantined.update(json.loads(rep.stdout).get("quarantined", {}) or {})
     res = Result("crawldedup", groups, sum(per_day), "three `crawldedup run` commands, wall")
-    return res, per_day, dict(quarantined)
+    return res, per_day, dict(quarantined), links
+
+
+def wrong_links(
+    links: Mapping[str, tuple[str, str]], truth: list[dict[str, Any]]
+) -> dict[str, Any]:
+    """crawldedup's duplicate verdicts whose ``duplicate_of`` is a page of another truth
+    cluster, by rule: the links that join clusters. One such link joins every pair of
+    the two groups, so a few links can be most of the pairwise false positives."""
+    cluster = {t["id"]: t["cluster"] for t in truth}
+    wrong = Counter(
+        rule
+        for doc, (to, rule) in links.items()
+        if doc in cluster and to in cluster and cluster[doc] != cluster[to]
+    )
+    return {"links": len(links), "wrong": sum(wrong.values()), "by_rule": dict(wrong)}
 
 
 # --------------------------------------------------------------------------- scoring
@@ -435,6 +456,7 @@ def report(
     pairs: list[dict[str, Any]],
     quarantined: dict[str, int],
     emit,
+    links: Mapping[str, tuple[str, str]] | None = None,
 ) -> dict[str, Any]:
     scored = {r.name: score(r.groups, truth) for r in results if r.groups}
     kinds = {r.name: recall_by_kind(r.groups, truth) for r in results if r.groups}
@@ -490,6 +512,12 @@ def report(
             emit(f"| {name} | {shared[name]['grouped']} | {shared[name]['per_1k']:.1f} |")
         emit("")
 
+    joined = wrong_links(links or {}, truth)
+    emit("### crawldedup: duplicate verdicts linked to a page of another cluster\n")
+    by_rule = ", ".join(f"{r} {n}" for r, n in sorted(joined["by_rule"].items())) or "none"
+    emit(f"- {joined['wrong']} of {joined['links']} links ({by_rule})")
+    emit("")
+
     emit("### crawldedup: quarantined records per reason\n")
     if quarantined:
         for reason, n in sorted(quarantined.items()):
@@ -516,6 +544,7 @@ def report(
         "hard_negatives": hard,
         "shared_boilerplate_per_1k": shared,
         "quarantined": quarantined,
+        "wrong_links": joined,
     }
 
 
@@ -551,7 +580,7 @@ def main(argv: list[str] | None = None) -> int:
     work.mkdir(parents=True, exist_ok=True)
     t_all = time.perf_counter()
     try:
-        cd, per_day, quarantined = run_crawldedup(data, home, days, args.overrides, log)
+        cd, per_day, quarantined, links = run_crawldedup(data, home, days, args.overrides, log)
         results = [cd]
         for fn, a in (
             (run_md5, ()),
@@ -571,7 +600,7 @@ def main(argv: list[str] | None = None) -> int:
             f"## Real-text quality: {data.name}, {len(truth)} documents, days {', '.join(days)}"
             f"{''.join(f', --set {o}' for o in args.overrides)}\n"
         )
-        out = report(results, truth, pairs, quarantined, emit)
+        out = report(results, truth, pairs, quarantined, emit, links)
         emit(
             f"- crawldedup per day: {', '.join(f'{s:.1f}s' for s in per_day)}; "
             f"{missing} truth documents without a verdict (counted as their own group)"
