@@ -141,9 +141,13 @@ def build_session(
     # Imported from the --py-files zip (spark-submit to a cluster) the file is inside the
     # zip, which log4j cannot read: then Spark's default logging stays.
     java_opts = f"-Dlog4j2.configurationFile={_LOG4J}" if _LOG4J.is_file() else ""
+    builder = SparkSession.builder
+    # Under spark-submit the JVM exists and the submitter named the application (--name:
+    # the DAG's "crawldedup-day"); a name set here would replace it.
+    if "PYSPARK_GATEWAY_PORT" not in os.environ:
+        builder = builder.appName(app_name)
     builder = (
-        SparkSession.builder.appName(app_name)
-        .config("spark.sql.shuffle.partitions", str(cfg.spark.shuffle_partitions))
+        builder.config("spark.sql.shuffle.partitions", str(cfg.spark.shuffle_partitions))
         .config("spark.ui.enabled", "false")
         .config("spark.ui.showConsoleProgress", "false")
         .config("spark.sql.adaptive.enabled", "true")
