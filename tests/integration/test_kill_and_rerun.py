@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -39,6 +40,8 @@ DAY1, DAY2 = SAMPLE_DAYS[0], SAMPLE_DAYS[1]
 # Kill when this progress line has been printed: the stage before it is done, the next
 # one has started (a boundary); "publish-started" is inside publish, its first write done.
 BOUNDARIES = ["fingerprint", "bloom", "candidates", "similarity", "publish"]
+# A stage's progress line: "[DAY] 2/7 bloom   0.4s ..." (its number of the run's stages).
+STEP = re.compile(r"\] \d+/\d+ ")
 
 
 def _run_day(home: Path, sample: Path, day: str) -> None:
@@ -89,7 +92,9 @@ def _kill_during(home: Path, sample: Path, point: str) -> str:
                 if point == "publish-started":
                     hit = _marker_set(home)
                 else:
-                    hit = any(f" {point} " in line and "/6 " in line for line in text.splitlines())
+                    hit = any(
+                        f" {point} " in line and STEP.search(line) for line in text.splitlines()
+                    )
                 if hit:
                     os.killpg(proc.pid, signal.SIGKILL)
                     proc.wait()
