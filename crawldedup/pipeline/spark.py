@@ -141,10 +141,12 @@ def build_session(
     # Imported from the --py-files zip (spark-submit to a cluster) the file is inside the
     # zip, which log4j cannot read: then Spark's default logging stays.
     java_opts = f"-Dlog4j2.configurationFile={_LOG4J}" if _LOG4J.is_file() else ""
+    # Under spark-submit the JVM already exists: the submitter named the application
+    # (--name: the DAG's "crawldedup-day"; a name set here would replace it) and owns the
+    # master setting.
+    submitted = "PYSPARK_GATEWAY_PORT" in os.environ
     builder = SparkSession.builder
-    # Under spark-submit the JVM exists and the submitter named the application (--name:
-    # the DAG's "crawldedup-day"); a name set here would replace it.
-    if "PYSPARK_GATEWAY_PORT" not in os.environ:
+    if not submitted:
         builder = builder.appName(app_name)
     builder = (
         builder.config("spark.sql.shuffle.partitions", str(cfg.spark.shuffle_partitions))
@@ -166,8 +168,7 @@ def build_session(
     )
     if java_opts:
         builder = builder.config("spark.executor.extraJavaOptions", java_opts)
-    # Under spark-submit the JVM already exists and owns the master setting.
-    if master is None and "PYSPARK_GATEWAY_PORT" not in os.environ:
+    if master is None and not submitted:
         master = cfg.spark.master
     if _local_workers(master) and not _user_chose_daemon(master):
         # Workers forked with the stages' modules loaded and frozen out of the collector
