@@ -15,7 +15,6 @@ found, then the earliest.
 from __future__ import annotations
 
 import shutil
-import zlib
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -28,7 +27,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 from pyspark import SparkContext
-from pyspark.sql import Column, DataFrame, Row, SparkSession
+from pyspark.sql import DataFrame, Row, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql.pandas.types import to_arrow_schema
 
@@ -44,8 +43,15 @@ from crawldedup.pipeline.bloom_stage import (
     partitioned_rules,
     read_manifest,
 )
+from crawldedup.pipeline.bucket_files import read_bucket, write_buckets, write_key_buckets
+from crawldedup.pipeline.candidate_ranking import (
+    earliest_per_rule,
+    own_text_key_of,
+    paragraph_day_counts,
+    rank_by_docs_file,
+    shared_chars_of,
+)
 from crawldedup.pipeline.context import DayContext, timed
-from crawldedup.pipeline.day_input import PartWriter
 from crawldedup.pipeline.day_keys import (
     DAY_KEYS_ARROW,
     LOOKUP_COUNTS,
@@ -79,30 +85,6 @@ _PARAGRAPH = Rule.PARAGRAPH.value
 _LSH = Rule.LSH.value
 
 
-def shared_chars_of(
-    rule: Column, key: Column, n_other: Column, n_day: Column, max_docs: int
-) -> Column:
-    """:func:`paragraph_chars` of rule paragraph's keys, as a column, 0 for a frequent
-    paragraph: one that more than ``max_docs`` documents hold, the index's of earlier
-    days (``n_other``) and the day's (``n_day``, the document's own included) together;
-    null for other rules."""
-    held = n_other + F.coalesce(n_day, F.lit(1))
-    return F.when(
-        rule == _PARAGRAPH,
-        F.when(held <= max_docs, F.substring_index(key, ".", -1).cast("int")).otherwise(0),
-    )
-
-
-def paragraph_day_counts(ranked_dir: str) -> pa.Table:
-    """(rule, key, n_day): how many of the day's documents hold each paragraph key, from
-    the day's ranked key rows (work/day_keys: a key's ranks run 1..n within the day)."""
-    rows = pq.read_table(
-        ranked_dir, columns=["rule", "key", "rank"], filters=[("rule", "==", _PARAGRAPH)]
-    )
-    counts = rows.group_by(["rule", "key"]).aggregate([("rank", "max")])
-    return counts.rename_columns(["rule", "key", "n_day"])
-
-
 def paragraphs_held_elsewhere(lookups_dir: str) -> dict[str, int]:
     """Each paragraph key the store holds for earlier days: how many documents
     (:func:`day_keys.held_elsewhere` of work/lookups)."""
@@ -112,12 +94,6 @@ def paragraphs_held_elsewhere(lookups_dir: str) -> dict[str, int]:
     return dict(
         zip(found.column("key").to_pylist(), found.column("n_other").to_pylist(), strict=True)
     )
-
-
-def own_text_key_of(rule: Column, key: Column) -> Column:
-    """Whether a key row is a page's own-text key (``boilerplate.own_text_key``): its
-    candidates are ranked first of the rule's (:func:`earliest_per_rule`)."""
-    return (rule == _LSH) & key.endswith(OWN_KEY_SUFFIX)
 
 
 def _first_sight(
@@ -196,64 +172,12 @@ def _group_pairs(
     yield from tuple_batches(rows(), _SAME_DAY_ARROW)
 
 
-# The column of a key bucket file that names each row's bucket: one value per row group.
-BUCKET = "bucket"
-
-
-def key_bucket(key: str, buckets: int) -> int:
-    """The bucket of a key, by its first four hex digits, in ranges: bucket ``b`` holds
-    the keys from ``b / buckets`` of the hex range to ``(b + 1) / buckets``. Every index
-    key starts with hex digits (an md5, a MinHash band, a SimHash block), so a bucket's
-    keys of a rule are one contiguous run of that rule's table, and so are the postings
-    publish writes from the bucket (work/day_keys, work/postings): its sorted puts land
-    on the store's pages (regions) the previous ones touched, where a hash's buckets each
-    spread over the whole table (500,000 postings put into an index of 800,000: 0.65x the
-    CPU, 0.55x the wall, ``benchmarks/posting_order.py``). A key not starting with four hex
-    digits goes by its crc32."""
-    head = key[:4]
-    if len(head) == 4 and head.isalnum():
-        try:
-            return (int(head, 16) * buckets) >> 16
-        except ValueError:
-            pass
-    return zlib.crc32(key.encode("utf-8", "surrogatepass")) % buckets
-
-
-def write_key_buckets(rows: pa.Table, folder: str, index: int, buckets: int) -> None:
-    """Key rows split by key into ``buckets`` buckets: one file of ``folder`` for the task
-    (``part-<index>.parquet``, ``index``: the first docs file of the task that read them),
-    a bucket's rows in row groups of their own, their bucket in column ``BUCKET``. Every
-    row of a key, whichever task holds it, lands in the same bucket (:func:`key_bucket`).
-    A day writes as many files as probe tasks, whatever ``buckets`` is."""
-    keys = rows.column("key").to_pylist()
-    of = np.fromiter((key_bucket(k, buckets) for k in keys), np.int64, len(keys))
-    # One sort by bucket, then a slice per bucket (not a filter per bucket).
-    order = np.argsort(of, kind="stable")
-    ordered = rows.take(pa.array(order)).append_column(BUCKET, pa.array(of[order], pa.int32()))
-    out = PartWriter(Path(folder) / f"part-{index:05d}.parquet", ordered.schema)
-    start = 0
-    for n in np.bincount(of, minlength=buckets).tolist():
-        # Each write is a row group: its statistics give the bucket to a reader's filter.
-        for batch in ordered.slice(start, n).to_batches():
-            out.write(batch)
-        start += n
-    out.close()
-
-
-def read_key_bucket(folder: str, bucket: int) -> list[pa.RecordBatch]:
-    """The rows of one bucket, from every task's file: only its row groups are read."""
-    found: list[pa.RecordBatch] = []
-    for f in sorted(Path(folder).glob("part-*.parquet")):
-        table = pq.read_table(f, filters=[(BUCKET, "=", bucket)])
-        found += table.drop_columns([BUCKET]).to_batches()
-    return found
-
-
 def same_day_pairs(
     sc: SparkContext,
     bucket_dir: str,
     out_dir: str,
     buckets: int,
+    files: int,
     cap: int,
     day: str,
     max_distance: int,
@@ -270,18 +194,35 @@ def same_day_pairs(
     collisions and dropped. With ``ranked_dir`` each task also writes its key rows
     ranked within the day there (task i: the bucket i). ``held``: how many documents of
     earlier days hold each paragraph key (the frequency bar counts them with the day's).
+
+    A task's pairs go into its file in buckets by the docs file of the document they are
+    for (the key rows' ``part``, 0 <= part < ``files``): the ranking task of docs file i
+    reads bucket i of every task's file (:func:`candidate_ranking.rank_by_docs_file`).
     """
     shared = sc.broadcast(dict(held or {}))
 
     def pair_buckets(parts: Iterable[int]) -> Iterator[int]:
         for b in parts:
-            given = read_key_bucket(bucket_dir, b)
-            out = PartWriter(Path(out_dir) / f"part-{b:05d}.parquet", _SAME_DAY_ARROW)
-            for found in _group_pairs(
-                iter(given), cap, day, max_distance, max_docs, ranked_dir, shared.value
-            ):
-                out.write(found)
-            out.close()
+            given = read_bucket(bucket_dir, b)
+            found = list(
+                _group_pairs(
+                    iter(given), cap, day, max_distance, max_docs, ranked_dir, shared.value
+                )
+            )
+            pairs = pa.Table.from_batches(found, _SAME_DAY_ARROW)
+            part_of: dict[str, int] = {}
+            for batch in given:
+                part_of.update(
+                    zip(
+                        batch.column("id").to_pylist(),
+                        batch.column("part").to_pylist(),
+                        strict=True,
+                    )
+                )
+            of = np.fromiter(
+                (part_of[i] for i in pairs.column("id").to_pylist()), np.int64, pairs.num_rows
+            )
+            write_buckets(pairs, Path(out_dir) / f"part-{b:05d}.parquet", of, files)
             yield len(given)
 
     sc.parallelize(range(buckets), buckets).mapPartitions(pair_buckets).count()
@@ -488,11 +429,13 @@ def probe_earlier_days(
     into, buckets = str(bucket_dir), cfg.spark.shuffle_partitions
 
     def probe_files(parts: Iterable[tuple[int, str]]) -> Iterator[int]:
-        mine: list[pa.Table] = []  # the task's key rows: one file, a row group per bucket
+        # The task's key rows, with the docs file they came from (``part``): one file, a
+        # row group per bucket.
+        mine: list[pa.Table] = []
         first = None
         for i, path in parts:
             rows = key_rows(pq.read_table(path, columns=_DOC_KEY_COLUMNS), rules)
-            mine.append(rows)
+            mine.append(rows.append_column("part", pa.array([i] * rows.num_rows, pa.int32())))
             first = i if first is None else first
             rows = rows.filter(pc.is_in(rows.column("rule"), small_rules))
             with pq.ParquetWriter(f"{folder}/part-{i:05d}.parquet", _LOOKUPS_ARROW) as w:
@@ -539,73 +482,37 @@ def probe_earlier_days(
     return small.unpersist
 
 
-_CANDIDATES_ARROW = to_arrow_schema(schemas.CANDIDATES)
-
-
-def keep_earliest(table: pa.Table, cap: int) -> pa.Table:
-    """:func:`earliest_per_rule` of rows that hold every row of their documents: at most
-    ``cap`` candidates per (document, rule), one row per pair (``CANDIDATES``).
-
-    The rows sorted by (id, rule, own_text first, cand_fetched_at, cand_id) and their
-    distinct (own_text, cand_fetched_at, cand_id) counted per (id, rule): a pair found
-    by several keys of a rule counts once, twice when its own-text key found it too.
-    A pair is kept when one of its rows counts within ``cap``; its ``shared_chars`` are
-    the sum over all its rows (null when none has any).
-    """
-    if table.num_rows == 0:
-        return _CANDIDATES_ARROW.empty_table()
-    order = [
-        ("id", "ascending"),
-        ("rule", "ascending"),
-        ("own_text", "descending"),
-        ("cand_fetched_at", "ascending"),
-        ("cand_id", "ascending"),
-    ]
-    table = table.sort_by(order)
-    ids, rules = table.column("id").to_pylist(), table.column("rule").to_pylist()
-    cands, own = table.column("cand_id").to_pylist(), table.column("own_text").to_pylist()
-    fetched = table.column("cand_fetched_at").to_pylist()
-    shared = table.column("shared_chars").to_pylist()
-    first: dict[tuple[str, str, str], int] = {}  # a kept pair's first row
-    total: dict[tuple[str, str, str], int | None] = {}
-    n, last, group = 0, None, None
-    for i, (doc, rule, cand) in enumerate(zip(ids, rules, cands, strict=True)):
-        if (doc, rule) != group:
-            group, n, last = (doc, rule), 0, None
-        rank = (own[i], fetched[i], cand)
-        if rank != last:
-            n, last = n + 1, rank
-        pair = (doc, rule, cand)
-        if n <= cap:
-            first.setdefault(pair, i)
-        if shared[i] is not None:
-            total[pair] = (total.get(pair) or 0) + shared[i]
-    rows = sorted(first.values())
-    kept = table.take(pa.array(rows, pa.int64())).select(_CANDIDATES_ARROW.names)
-    sums = pa.array([total.get((ids[i], rules[i], cands[i])) for i in rows], pa.int32())
-    return kept.set_column(kept.schema.get_field_index("shared_chars"), "shared_chars", sums)
-
-
-def earliest_per_rule(cands: DataFrame, cap: int, partitions: int | None = None) -> DataFrame:
-    """At most ``cap`` candidates per (document, rule): those its own-text key found
-    (``own_text``: the same own text, on any site), then the earliest ones. A short page
-    in a template with rotating related lists shares LSH bands with dozens of its
-    site's pages, all fetched before the copy it shares its own text with.
-
-    A candidate found under several keys of a rule (LSH bands) is one row per key
-    here and one row after; under rule paragraph its rows' ``shared_chars`` are summed:
-    how much text the pair's shared paragraphs hold. One shuffle puts a document's rows
-    in one partition, ranked there with pyarrow (:func:`keep_earliest`): the JVM's
-    window sorts and ranks cost it more than the Python pass.
-    """
-    by_doc = cands.repartition(partitions, "id") if partitions else cands.repartition("id")
-
-    def ranked(batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        given = list(batches)
-        if given:
-            yield from keep_earliest(pa.Table.from_batches(given), cap).to_batches()
-
-    return by_doc.mapInArrow(ranked, schemas.CANDIDATES)
+def _ranked_in_spark(
+    spark: SparkSession,
+    ctx: DayContext,
+    n_day: pa.Table | None,
+    same_dir: Path,
+    cap: int,
+    max_docs: int,
+) -> dict[str, int]:
+    """work/candidates when a rule's filters are partitioned: its lookups were written by
+    a Spark job by key range, so the day's rows are shuffled by document id
+    (:func:`candidate_ranking.earliest_per_rule`). Returns the candidates by rule."""
+    found = read_work(spark, ctx.path(LOOKUPS)).filter(F.col("cand_id").isNotNull())
+    if n_day is not None and n_day.num_rows:
+        found = found.join(F.broadcast(spark.createDataFrame(n_day)), ["rule", "key"], "left")
+    else:
+        found = found.withColumn("n_day", F.lit(None).cast("long"))
+    earlier = (
+        found.withColumn(
+            "shared_chars",
+            shared_chars_of(
+                F.col("rule"), F.col("key"), F.col("n_other"), F.col("n_day"), max_docs
+            ),
+        )
+        .withColumn("own_text", own_text_key_of(F.col("rule"), F.col("key")))
+        .select(*schemas.RANKED_CANDIDATES.fieldNames())
+    )
+    same_day = spark.read.schema(schemas.RANKED_CANDIDATES).parquet(str(same_dir))
+    partitions = ctx.cfg.spark.shuffle_partitions
+    cands = earliest_per_rule(earlier.unionByName(same_day), cap, partitions)
+    cands.write.mode("overwrite").parquet(ctx.path(CANDIDATES))
+    return dict(ctx.counts(CANDIDATES, ["rule"]))
 
 
 def run(spark: SparkSession, ctx: DayContext) -> dict[str, Any]:
@@ -624,7 +531,6 @@ def run(spark: SparkSession, ctx: DayContext) -> dict[str, Any]:
             for n in ("probes", "hits", "false_positives", "round_trips", "rows_read")
         }
         release = probe_earlier_days(spark, ctx, keys, counters)
-        looked = read_work(spark, ctx.path(LOOKUPS))
         paragraphs = Rule.PARAGRAPH in rules
         held = paragraphs_held_elsewhere(ctx.path(LOOKUPS)) if paragraphs else {}
         ranked_dir = ctx.folder(DAY_KEYS)
@@ -633,11 +539,13 @@ def run(spark: SparkSession, ctx: DayContext) -> dict[str, Any]:
         same_dir = ctx.folder(SAME_DAY)
         shutil.rmtree(same_dir, ignore_errors=True)
         same_dir.mkdir(parents=True)
+        files = len(list(ctx.folder(DOCS).glob("*.parquet")))
         same_day_pairs(
             sc,
             str(ctx.folder(KEY_BUCKETS)),
             str(same_dir),
             cfg.spark.shuffle_partitions,
+            files,
             cap,
             ctx.day,
             cfg.simhash.max_distance,
@@ -645,30 +553,25 @@ def run(spark: SparkSession, ctx: DayContext) -> dict[str, Any]:
             str(ranked_dir),
             held,
         )
-        found = looked.filter(F.col("cand_id").isNotNull())
-        if paragraphs and any(ranked_dir.glob("*.parquet")):
-            counts = spark.createDataFrame(paragraph_day_counts(str(ranked_dir)))
-            found = found.join(F.broadcast(counts), ["rule", "key"], "left")
+        counted = paragraphs and any(ranked_dir.glob("*.parquet"))
+        n_day = paragraph_day_counts(str(ranked_dir)) if counted else None
+        if partitioned_rules(ctx):
+            stats["candidates"] = _ranked_in_spark(spark, ctx, n_day, same_dir, cap, max_docs)
         else:
-            found = found.withColumn("n_day", F.lit(None).cast("long"))
-        earlier = (
-            found.withColumn(
-                "shared_chars",
-                shared_chars_of(
-                    F.col("rule"), F.col("key"), F.col("n_other"), F.col("n_day"), max_docs
-                ),
+            stats["candidates"] = rank_by_docs_file(
+                sc,
+                files,
+                ctx.path(LOOKUPS),
+                str(same_dir),
+                ctx.path(CANDIDATES),
+                cap,
+                n_day,
+                max_docs,
             )
-            .withColumn("own_text", own_text_key_of(F.col("rule"), F.col("key")))
-            .select(*schemas.RANKED_CANDIDATES.fieldNames())
-        )
-        same_day = spark.read.schema(schemas.RANKED_CANDIDATES).parquet(str(same_dir))
-        cands = earliest_per_rule(earlier.unionByName(same_day), cap, cfg.spark.shuffle_partitions)
-        cands.write.mode("overwrite").parquet(ctx.path(CANDIDATES))
-        for scratch in (KEY_BUCKETS, SAME_DAY):  # read by the write above, not after
+        for scratch in (KEY_BUCKETS, SAME_DAY):  # read by the ranking above, not after
             shutil.rmtree(ctx.folder(scratch), ignore_errors=True)
         if not any(ranked_dir.glob("*.parquet")):  # no key at all: the schema alone
             pq.write_table(DAY_KEYS_ARROW.empty_table(), ranked_dir / "part-00000.parquet")
-        stats["candidates"] = dict(ctx.counts(CANDIDATES, ["rule"]))
         stats["bloom"] = {
             n: a.value for n, a in counters.items() if n in ("probes", "hits", "false_positives")
         }

@@ -8,7 +8,7 @@ import pyarrow as pa
 from pyspark.sql.pandas.types import to_arrow_schema
 
 from crawldedup.pipeline import schemas
-from crawldedup.pipeline.candidates_stage import keep_earliest
+from crawldedup.pipeline.candidate_ranking import keep_earliest
 
 DAY = "2026-11-01"
 RANKED = to_arrow_schema(schemas.RANKED_CANDIDATES)

@@ -208,10 +208,10 @@ def test_the_same_day_pass_writes_every_key_row_ranked_within_the_day(tmp_path: 
 def test_key_buckets_are_one_file_per_task_read_one_bucket_at_a_time(tmp_path: Path) -> None:
     """Every key row lands in its key's bucket whichever task wrote it; a task writes one
     file (not one per bucket), each of its row groups holding one bucket."""
-    from crawldedup.pipeline.candidates_stage import (
+    from crawldedup.pipeline.bucket_files import (
         BUCKET,
         key_bucket,
-        read_key_bucket,
+        read_bucket,
         write_key_buckets,
     )
 
@@ -240,7 +240,7 @@ def test_key_buckets_are_one_file_per_task_read_one_bucket_at_a_time(tmp_path: P
         assert all(s.min == s.max for s in groups)  # a row group, one bucket
     seen: list[tuple[str, str]] = []
     for b in range(buckets):
-        found = [r for batch in read_key_bucket(str(tmp_path), b) for r in batch.to_pylist()]
+        found = [r for batch in read_bucket(str(tmp_path), b) for r in batch.to_pylist()]
         assert all(key_bucket(r["key"], buckets) == b for r in found)
         assert all(BUCKET not in r for r in found)
         seen += [(r["id"], r["key"]) for r in found]
@@ -256,7 +256,7 @@ def test_hex_keys_fall_into_buckets_by_range_others_by_their_crc32() -> None:
     import random
     import zlib
 
-    from crawldedup.pipeline.candidates_stage import key_bucket
+    from crawldedup.pipeline.bucket_files import key_bucket
 
     rng = random.Random(5)
     keys = sorted(f"{rng.getrandbits(64):016x}.{rng.randrange(24)}" for _ in range(8000))
