@@ -14,6 +14,10 @@
 #                             split into REGIONS (16) regions at even hex key
 #                             boundaries (before the first run; existing tables
 #                             are left alone)
+#   scripts/hbase.sh tune PREFIX
+#                             give the tables of store prefix PREFIX a row Bloom
+#                             filter and the block cache where they lack them
+#                             (tables crawldedup created before 2026-12-07)
 #
 # Environment (all optional):
 #   HBASE_DATA_DIR        data, conf, logs, pid files   (<repo>/.hbase)
@@ -403,6 +407,16 @@ cmd_presplit() {
     | grep -E -e ': [0-9]+ regions$' -e 'PreSplit:' -e 'Exception'
 }
 
+cmd_tune() {
+  local prefix=${1:?usage: $0 tune PREFIX} tables=()
+  cmd_status >/dev/null || die "HBase is not up: run $0 up first"
+  for t in $("$PYTHON" -c 'from crawldedup.store.base import TABLES; print(" ".join(TABLES))'); do
+    tables+=("${prefix}_$t")
+  done
+  bash "$SELF" __run_java "$HEAP" "$SCRIPT_DIR/hbase/TuneFamilies.java" "${tables[@]}" \
+    | grep -E -e ': (absent|tuned|already tuned)$' -e 'Exception'
+}
+
 cmd_down() {
   # Thrift first: it is a client of the master and would log reconnect noise.
   stop_thrift
@@ -418,6 +432,10 @@ case "${1:-}" in
     shift
     cmd_presplit "$@"
     ;;
+  tune)
+    shift
+    cmd_tune "$@"
+    ;;
   # Internal: the JVM launcher, re-entered via "$SELF" so that the daemons and
   # the `HMaster stop` client share one set of JVM flags.
   __run_java)
@@ -425,7 +443,7 @@ case "${1:-}" in
     run_java "$@"
     ;;
   *)
-    echo "usage: $0 up|down|status|presplit PREFIX [REGIONS]" >&2
+    echo "usage: $0 up|down|status|presplit PREFIX [REGIONS]|tune PREFIX" >&2
     exit 2
     ;;
 esac

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import importlib
 import re
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -96,8 +97,11 @@ def preflight(ctx: DayContext, stages: tuple[str, ...]) -> None:
         with open_store(ctx.store) as store:
             store.get("days", [ctx.day])
             earlier = incomplete_days(store, before=ctx.day) if judges else []
+            notes = store.setup_notes()
     except Exception as exc:
         raise StageFailed("open-store", exc) from exc
+    for note in notes:
+        _tell_once(f"warning: {note}")
     if earlier:
         raise earlier_incomplete(earlier)
     if any(registry_stage(name).reads_input for name in stages):
@@ -107,6 +111,16 @@ def preflight(ctx: DayContext, stages: tuple[str, ...]) -> None:
             html_extractor(ctx.cfg.extract.engine)
         except ImportError as exc:
             raise StageFailed(stages[0], exc) from exc
+
+
+_told: set[str] = set()
+
+
+def _tell_once(line: str) -> None:
+    """A warning on stderr, once per process (a run passes the preflight twice)."""
+    if line not in _told:
+        _told.add(line)
+        print(line, file=sys.stderr, flush=True)
 
 
 def stale_earlier_stages(ctx: DayContext, stages: tuple[str, ...]) -> list[str]:

@@ -146,6 +146,11 @@ class Store(abc.ABC):
     @abc.abstractmethod
     def close(self) -> None: ...
 
+    def setup_notes(self) -> list[str]:
+        """What in the store's own set-up makes a run cost more than it should, one line
+        each, told once before a run (none by default)."""
+        return []
+
     def scan_prefix(
         self, table: str, prefix: str, keys_only: bool = False
     ) -> Iterator[tuple[str, Row]]:

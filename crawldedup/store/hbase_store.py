@@ -36,6 +36,12 @@ TRANSIENT: tuple[type[BaseException], ...] = (
 
 _KEY_ONLY = b"KeyOnlyFilter() AND FirstKeyOnlyFilter()"
 
+# A column family as crawldedup creates it. Thrift 1's createTable fills what it is not
+# given with its struct's defaults, which are not HBase's: no row Bloom filter and no
+# block cache, so every get read each store file of its region from disk and decoded the
+# block again (a 100k day against a 1M index: docs/benchmarks.md). One version a cell.
+FAMILY = {"max_versions": 1, "bloom_filter_type": "ROW", "block_cache_enabled": True}
+
 
 Cells = tuple[bytes, list[bytes]]  # a row key and columns of it
 
@@ -127,13 +133,38 @@ class HBaseStore(Store):
 
         def create(c: happybase.Connection, name: str) -> None:
             try:
-                c.create_table(name, {f: {"max_versions": 1} for f in TABLES[name]})
+                c.create_table(name, {f: dict(FAMILY) for f in TABLES[name]})
             except Exception as exc:  # another executor created it first
                 if "AlreadyExists" not in type(exc).__name__ and "already" not in repr(exc):
                     raise
 
         self._each_table([n for n in TABLES if n not in existing], create)
         self._ready = True
+
+    def setup_notes(self) -> list[str]:
+        """The tables of this prefix whose column families lack a row Bloom filter or the
+        block cache (created through Thrift by crawldedup before 2026-12-07), with the
+        command that sets both."""
+
+        def untuned(conn: happybase.Connection) -> list[str]:
+            found = []
+            existing = {t.decode() for t in conn.tables()}
+            for name in sorted(n for n in TABLES if n in existing):
+                for family in conn.table(name).families().values():
+                    bloom = family.get("bloom_filter_type", b"NONE").upper()
+                    if bloom == b"NONE" or not family.get("block_cache_enabled"):
+                        found.append(name)
+                        break
+            return found
+
+        tables = self._call("describe tables", untuned)
+        if not tables:
+            return []
+        return [
+            f"HBase tables {', '.join(f'{self.prefix}_{t}' for t in tables)} have no row Bloom "
+            "filter or no block cache: every lookup reads each store file of its region anew. "
+            f"Set both with scripts/hbase.sh tune {self.prefix} (docs/operations.md#hbase)"
+        ]
 
     # ------------------------------------------------------------ the interface
 
