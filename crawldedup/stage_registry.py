@@ -65,6 +65,7 @@ REPEATS = Data("repeats", "work")
 KEY_BUCKETS = Data("key_buckets", "work")
 SAME_DAY = Data("same_day", "work")
 RELEVANCE_PAGES = Data("relevance/pages", "work")
+EARLIER_IDS = Data("earlier_ids", "work")
 EARLIER_SIDES = Data("earlier_sides", "work")
 SCORES = Data("scores", "work")
 DECISIONS_UNTYPED = Data("decisions.untyped", "work")
@@ -177,7 +178,7 @@ STAGES: tuple[Stage, ...] = (
         reads=_similarity_reads,
         writes=(DECISIONS, stats_of("similarity")),
         enabled=_always,
-        scratch=(SCORES, EARLIER_SIDES, DECISIONS_UNTYPED),
+        scratch=(SCORES, EARLIER_IDS, EARLIER_SIDES, DECISIONS_UNTYPED),
         doc="Scores every candidate pair on the executors; the cascade picks each "
         "document's verdict (the candidate it is most similar to among those that pass "
         "their rule's test; editions only at the editions' bar).",

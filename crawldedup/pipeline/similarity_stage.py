@@ -8,7 +8,8 @@ bottom-k sketches (docs/algorithm.md#verification) and, when the profile needs i
 (``cascade.needs_cosine``), the character cosine, computed a whole Arrow batch of pairs
 at a time (``pair_scoring``). Without the cosine no term vector enters the pairs. The
 candidate side of earlier days comes from the store in batched multi-gets, once per
-distinct candidate. The decision is Spark SQL (``decisions``).
+distinct candidate. Without the cosine, Python tasks score the pairs straight from the
+candidates' files (``id_pair_scores``). The decision is Spark SQL (``decisions``).
 """
 
 from __future__ import annotations
@@ -19,7 +20,6 @@ from typing import Any
 
 from pyspark.sql import DataFrame, Row, SparkSession
 from pyspark.sql import functions as F
-from pyspark.sql.pandas.types import to_arrow_schema
 
 from crawldedup.config import Config
 from crawldedup.core.cascade import Policy
@@ -28,7 +28,8 @@ from crawldedup.pipeline import schemas
 from crawldedup.pipeline.context import DayContext, timed
 from crawldedup.pipeline.decisions import decide_all
 from crawldedup.pipeline.edition_groups import part_editions
-from crawldedup.pipeline.pair_scoring import score_id_batches, score_pairs
+from crawldedup.pipeline.id_pair_scores import fetch_earlier, scores_of_id_files
+from crawldedup.pipeline.pair_scoring import score_pairs
 from crawldedup.pipeline.store_batches import store_batches
 from crawldedup.pipeline.work_files import read_work
 from crawldedup.rules import Rule
@@ -37,54 +38,10 @@ from crawldedup.stage_registry import (
     DECISIONS,
     DECISIONS_UNTYPED,
     DOCS,
-    EARLIER_SIDES,
     SCORES,
     TAGVEC,
 )
 from crawldedup.store import Store
-
-# A CANDIDATE_SIDE row: id, term vector, SimHash, sketch, length, URL, own text's sketch.
-CandidateSide = tuple[str, str | None, str | None, str, int | None, str | None, str | None]
-
-
-def _fetch_earlier(
-    rows: Iterable[Row],
-    store_url: str,
-    batch_size: int,
-    counters: dict[str, Any],
-    vector: str | None,
-) -> Iterator[CandidateSide]:
-    """The candidate side of earlier days' candidates, from the store in multi-gets: one
-    row per id, with a null vector when the document row vanished (similarity 0).
-
-    ``vector``: "tf", "tag_tfidf" (the vectors the relevance stage stored) or None
-    (no cosine: no vector is read).
-    """
-    columns = ["m:simhash", "v:sketch", "m:length", "m:url", "v:own"]
-    columns += ["v:tf"] if vector == "tf" else []
-
-    def flush(store: Store, batch: list[Row]) -> Iterator[CandidateSide]:
-        ids = [r["cand_id"] for r in batch]
-        found = store.get("docs", ids, columns=columns)
-        tag_tfidf = vector == "tag_tfidf"
-        vectors = store.get("rel_docs", ids, columns=["v:tagvec"]) if tag_tfidf else {}
-        for cand_id in ids:
-            row = found.get(cand_id, {})
-            cell = vectors.get(cand_id, {}).get("v:tagvec") if tag_tfidf else row.get("v:tf")
-            simhash = row.get("m:simhash")
-            length = row.get("m:length")  # absent in rows written before it was stored
-            url = row.get("m:url")
-            yield (
-                cand_id,
-                cell.decode() if cell else None,
-                simhash.decode() if simhash else None,
-                (row.get("v:sketch") or b"").decode(),
-                int(length) if length else None,
-                url.decode() if url else None,
-                (row.get("v:own") or b"").decode() or None,  # absent in older rows
-            )
-
-    return store_batches(rows, store_url, batch_size, flush, counters)
 
 
 def pairs_to_score(cands: DataFrame) -> DataFrame:
@@ -166,32 +123,10 @@ def _earlier_sides(
     earlier_ids = pairs.filter(F.col("cand_day") != ctx.day).select("cand_id").distinct()
     return spark.createDataFrame(
         earlier_ids.rdd.mapPartitions(
-            lambda it: _fetch_earlier(it, store_url, batch, counters, vector)
+            lambda it: fetch_earlier(it, store_url, batch, counters, vector)
         ),
         schemas.CANDIDATE_SIDE,
     )
-
-
-def scores_of_ids(
-    spark: SparkSession, ctx: DayContext, cands: DataFrame, counters: dict[str, Any]
-) -> None:
-    """work/scores without the cosine: the pairs carry their ids only, and each Python
-    worker reads the sides once (``pair_scoring``): the day's from work/docs, the earlier
-    days' from work/earlier_sides, fetched from the store first."""
-    pairs = pairs_to_score(cands)
-    _earlier_sides(spark, ctx, pairs, counters, None).select(
-        F.col("cand_id").alias("id"),
-        F.col("cand_sketch").alias("sketch"),
-        F.col("cand_simhash").alias("simhash"),
-        F.col("cand_length").alias("length"),
-        F.col("cand_url").alias("url"),
-        F.col("cand_own").alias("own_sketch"),
-    ).write.mode("overwrite").parquet(ctx.path(EARLIER_SIDES))
-    day, k, schema = ctx.day, ctx.cfg.simhash.sketch_size, to_arrow_schema(schemas.PAIR_SCORES)
-    today, earlier = ctx.path(DOCS), ctx.path(EARLIER_SIDES)
-    pairs.mapInArrow(
-        lambda it: score_id_batches(it, day, today, earlier, k, schema), schemas.PAIR_SCORES
-    ).write.mode("overwrite").parquet(ctx.path(SCORES))
 
 
 def scores_with_cosine(
@@ -254,7 +189,7 @@ def run(spark: SparkSession, ctx: DayContext) -> dict[str, Any]:
         if cfg.cascade.needs_cosine:
             scores_with_cosine(spark, ctx, cands, counters)
         else:
-            scores_of_ids(spark, ctx, cands, counters)
+            scores_of_id_files(spark, ctx, counters)
         scores = read_work(spark, ctx.path(SCORES))
         scored = with_paragraph_sizes(spark, ctx, cands.join(scores, ["id", "cand_id"], "left"))
         decisions = decide_all(scored, Policy.from_config(cfg), cfg.cascade.rules)
