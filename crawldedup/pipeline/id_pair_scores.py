@@ -36,7 +36,7 @@ from crawldedup.pipeline import schemas
 from crawldedup.pipeline.bucket_files import read_bucket, write_buckets
 from crawldedup.pipeline.context import DayContext
 from crawldedup.pipeline.day_input import PartWriter
-from crawldedup.pipeline.pair_scoring import score_id_batches
+from crawldedup.pipeline.pair_scoring import SIDE_SCHEMA, score_id_batches
 from crawldedup.pipeline.store_batches import store_batches
 from crawldedup.rules import Rule
 from crawldedup.stage_registry import CANDIDATES, DOCS, EARLIER_IDS, EARLIER_SIDES, SCORES
@@ -45,17 +45,6 @@ from crawldedup.store import Store
 # A CANDIDATE_SIDE row: id, term vector, SimHash, sketch, length, URL, own text's sketch.
 CandidateSide = tuple[str, str | None, str | None, str, int | None, str | None, str | None]
 
-# work/earlier_sides: what pair_scoring.load_sides reads of a candidate of earlier days.
-EARLIER_SIDES_ARROW = pa.schema(
-    [
-        ("id", pa.string()),
-        ("sketch", pa.string()),
-        ("simhash", pa.string()),
-        ("length", pa.int32()),
-        ("url", pa.string()),
-        ("own_sketch", pa.string()),
-    ]
-)
 _IDS_ARROW = pa.schema([("cand_id", pa.string())])
 _PAIR_COLUMNS = ["id", "cand_id", "cand_day"]
 
@@ -155,7 +144,7 @@ def scores_of_id_files(spark: SparkSession, ctx: DayContext, counters: dict[str,
                     "url": [r[5] for r in found],
                     "own_sketch": [r[6] for r in found],
                 },
-                EARLIER_SIDES_ARROW,
+                SIDE_SCHEMA,
             )
             pq.write_table(sides, Path(sides_dir) / f"part-{b:05d}.parquet")
             yield sides.num_rows

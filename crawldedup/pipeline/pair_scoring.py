@@ -99,7 +99,7 @@ _NIBBLE = np.zeros(256, dtype=np.uint8)
 for _i, _c in enumerate("0123456789abcdef"):
     _NIBBLE[ord(_c)] = _NIBBLE[ord(_c.upper())] = _i
 SIDE_COLUMNS = ["id", "sketch", "simhash", "length", "url", "own_sketch"]
-_SIDE_SCHEMA = pa.schema(
+SIDE_SCHEMA = pa.schema(
     [
         pa.field("id", pa.string()),
         pa.field("sketch", pa.string()),
@@ -207,7 +207,7 @@ def _hex_values(col: pa.Array) -> Ragged:
 
 def sides_of(today: pa.Table, earlier: pa.Table, k: int) -> Sides:
     """The sides of two tables with ``SIDE_COLUMNS`` (sketch and simhash as hex)."""
-    table = pa.concat_tables([t.select(SIDE_COLUMNS).cast(_SIDE_SCHEMA) for t in (today, earlier)])
+    table = pa.concat_tables([t.select(SIDE_COLUMNS).cast(SIDE_SCHEMA) for t in (today, earlier)])
     table = table.combine_chunks()
 
     def hex_column(name: str, rows: pa.Array | None = None) -> Ragged:
