@@ -16,6 +16,9 @@ union-find of the publish stage collects the same edges.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
+
 from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 
@@ -41,6 +44,47 @@ def _earlier_urls(store_url: str, ids: list[str]) -> dict[str, list[str]]:
     return out
 
 
+@dataclass(frozen=True)
+class DuplicateLink:
+    """A duplicate of the day as the editions' chains see it: its target, the measure
+    that decided, its URL and fetch time, and its target's URL when the target is of
+    the day (None: an earlier day's)."""
+
+    id: str
+    duplicate_of: str
+    measure: str
+    url: str
+    fetched_at: str
+    target_url: str | None
+
+
+def chains_to_part(dups: Sequence[DuplicateLink], store_url: str) -> set[str]:
+    """Ids of the duplicates (``dups``: all of the day's) whose chain reaches another
+    edition of them."""
+    target = {r.id: r.duplicate_of for r in dups}
+    # The same text (exact) and editions that passed their own bar stay grouped; the
+    # chains run through every duplicate.
+    versioned = [
+        r for r in dups if r.measure not in ("exact", "edition_jaccard") and edition_of(r.url)[0]
+    ]
+    if not versioned:
+        return set()
+    today = {r.duplicate_of: r.target_url for r in dups if r.target_url is not None}
+    today.update({r.id: r.url for r in dups})
+    earlier = _earlier_urls(store_url, sorted(set(target.values()) - today.keys()))
+    parted: set[str] = set()
+    for r in sorted(versioned, key=lambda r: (r.fetched_at, r.id)):
+        mine = edition_of(r.url)
+        node: str | None = target[r.id]
+        while node is not None:
+            urls = [today[node]] if node in today else earlier.get(node, [])
+            if any(are_editions(mine, edition_of(u)) for u in urls):
+                parted.add(r.id)
+                break
+            node = None if node in parted else target.get(node)
+    return parted
+
+
 def editions_to_part(spark: SparkSession, ctx: DayContext, full: DataFrame) -> set[str]:
     """Ids of the day's duplicates whose chain reaches another edition of them."""
     docs = read_work(spark, ctx.path(DOCS)).select("id", "url", "fetched_at")
@@ -53,30 +97,13 @@ def editions_to_part(spark: SparkSession, ctx: DayContext, full: DataFrame) -> s
         .join(targets, "duplicate_of", "left")
         .collect()
     )
-    target = {r["id"]: r["duplicate_of"] for r in dups}
-    # The same text (exact) and editions that passed their own bar stay grouped; the
-    # chains run through every duplicate.
-    versioned = [
-        r
+    links = [
+        DuplicateLink(
+            r["id"], r["duplicate_of"], r["measure"], r["url"], r["fetched_at"], r["target_url"]
+        )
         for r in dups
-        if r["measure"] not in ("exact", "edition_jaccard") and edition_of(r["url"])[0]
     ]
-    if not versioned:
-        return set()
-    today = {r["duplicate_of"]: r["target_url"] for r in dups if r["target_url"] is not None}
-    today.update({r["id"]: r["url"] for r in dups})
-    earlier = _earlier_urls(ctx.store, sorted(set(target.values()) - today.keys()))
-    parted: set[str] = set()
-    for r in sorted(versioned, key=lambda r: (r["fetched_at"], r["id"])):
-        mine = edition_of(r["url"])
-        node = target[r["id"]]
-        while node is not None:
-            urls = [today[node]] if node in today else earlier.get(node, [])
-            if any(are_editions(mine, edition_of(u)) for u in urls):
-                parted.add(r["id"])
-                break
-            node = None if node in parted else target.get(node)
-    return parted
+    return chains_to_part(links, ctx.store)
 
 
 def part_editions(spark: SparkSession, ctx: DayContext, full: DataFrame) -> DataFrame:

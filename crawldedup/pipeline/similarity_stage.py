@@ -9,7 +9,9 @@ bottom-k sketches (docs/algorithm.md#verification) and, when the profile needs i
 at a time (``pair_scoring``). Without the cosine no term vector enters the pairs. The
 candidate side of earlier days comes from the store in batched multi-gets, once per
 distinct candidate. Without the cosine, Python tasks score the pairs straight from the
-candidates' files (``id_pair_scores``). The decision is Spark SQL (``decisions``).
+candidates' files (``id_pair_scores``), and the decisions are made from the files
+(``decision_files``); with the cosine, or candidates ranked by id partitions, the
+decision is Spark SQL (``decisions``).
 """
 
 from __future__ import annotations
@@ -26,6 +28,8 @@ from crawldedup.core.cascade import Policy
 from crawldedup.core.duplicate_types import duplicate_type
 from crawldedup.pipeline import schemas
 from crawldedup.pipeline.context import DayContext, timed
+from crawldedup.pipeline.day_input import part_file
+from crawldedup.pipeline.decision_files import decide_files
 from crawldedup.pipeline.decisions import decide_all
 from crawldedup.pipeline.edition_groups import part_editions
 from crawldedup.pipeline.id_pair_scores import fetch_earlier, scores_of_id_files
@@ -178,6 +182,45 @@ def with_paragraph_sizes(spark: SparkSession, ctx: DayContext, scored: DataFrame
 PARAGRAPH_SIZES = ("paragraph_size", "paragraph_edges")
 
 
+def files_aligned(ctx: DayContext) -> bool:
+    """Whether candidates file ``i`` and scores file ``i`` hold the candidates of docs file
+    ``i`` (no cosine; the candidates' files named as the docs' files, not written by
+    Spark by id partitions): the decisions are made from the files
+    (``decision_files``), else in Spark (:func:`decide_in_spark`)."""
+    if ctx.cfg.cascade.needs_cosine:
+        return False
+    docs = len(list(ctx.folder(DOCS).glob("*.parquet")))
+    names = {p.name for p in ctx.folder(CANDIDATES).glob("*.parquet")}
+    return names == {part_file("", i).name for i in range(max(1, docs))}
+
+
+def decide_in_spark(
+    spark: SparkSession, ctx: DayContext, cands: DataFrame, counters: dict[str, Any]
+) -> None:
+    """work/decisions by Spark jobs: ``decisions.decide_all`` on the candidates joined
+    with their scores, the editions parted, the duplicates typed."""
+    cfg = ctx.cfg
+    scores = read_work(spark, ctx.path(SCORES))
+    scored = with_paragraph_sizes(spark, ctx, cands.join(scores, ["id", "cand_id"], "left"))
+    decisions = decide_all(scored, Policy.from_config(cfg), cfg.cascade.rules)
+    all_docs = read_work(spark, ctx.path(DOCS)).select("id", "boilerplate_only")
+    full = all_docs.join(decisions, "id", "left").select(
+        "id",
+        F.coalesce(F.col("verdict"), F.lit("unique")).alias("verdict"),
+        "rule",
+        "duplicate_of",
+        "similarity",
+        # A page of nothing but boilerplate was judged by its exact key alone: say so.
+        F.when(F.col("boilerplate_only"), F.lit("boilerplate_only"))
+        .otherwise(F.col("measure"))
+        .alias("measure"),
+    )
+    full.write.mode("overwrite").parquet(ctx.path(DECISIONS_UNTYPED))
+    untyped = part_editions(spark, ctx, read_work(spark, ctx.path(DECISIONS_UNTYPED)))
+    types = type_duplicates(spark, ctx, untyped, counters)
+    untyped.join(types, "id", "left").write.mode("overwrite").parquet(ctx.path(DECISIONS))
+
+
 def run(spark: SparkSession, ctx: DayContext) -> dict[str, Any]:
     """Writes work/scores (measures per pair) and work/decisions (verdict per document)."""
     cfg = ctx.cfg
@@ -190,25 +233,10 @@ def run(spark: SparkSession, ctx: DayContext) -> dict[str, Any]:
             scores_with_cosine(spark, ctx, cands, counters)
         else:
             scores_of_id_files(spark, ctx, counters)
-        scores = read_work(spark, ctx.path(SCORES))
-        scored = with_paragraph_sizes(spark, ctx, cands.join(scores, ["id", "cand_id"], "left"))
-        decisions = decide_all(scored, Policy.from_config(cfg), cfg.cascade.rules)
-        all_docs = read_work(spark, ctx.path(DOCS)).select("id", "boilerplate_only")
-        full = all_docs.join(decisions, "id", "left").select(
-            "id",
-            F.coalesce(F.col("verdict"), F.lit("unique")).alias("verdict"),
-            "rule",
-            "duplicate_of",
-            "similarity",
-            # A page of nothing but boilerplate was judged by its exact key alone: say so.
-            F.when(F.col("boilerplate_only"), F.lit("boilerplate_only"))
-            .otherwise(F.col("measure"))
-            .alias("measure"),
-        )
-        full.write.mode("overwrite").parquet(ctx.path(DECISIONS_UNTYPED))
-        untyped = part_editions(spark, ctx, read_work(spark, ctx.path(DECISIONS_UNTYPED)))
-        types = type_duplicates(spark, ctx, untyped, counters)
-        untyped.join(types, "id", "left").write.mode("overwrite").parquet(ctx.path(DECISIONS))
+        if files_aligned(ctx):
+            decide_files(spark, ctx, counters)
+        else:
+            decide_in_spark(spark, ctx, cands, counters)
         stats["pairs_scored"] = ctx.rows(SCORES)
         # Both tallies from one count by (rule, type), summed each way on the driver.
         stats["verdicts"], stats["types"] = {}, {}

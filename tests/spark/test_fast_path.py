@@ -85,7 +85,9 @@ def test_arrow_scores_equal_the_per_pair_definitions(embedded_sample_days: Embed
     assert owns > 0  # an article its host serves again and again, edited: frequent there
 
 
-def test_sql_decisions_equal_the_cascade_definition(embedded_sample_days: EmbeddedDays) -> None:
+def test_decisions_equal_the_cascade_definition(embedded_sample_days: EmbeddedDays) -> None:
+    """Every document's verdict in work/decisions is ``decide``'s on its candidates (the
+    sample has no edition parted through a copy: ``edition_groups``)."""
     e, cfg = embedded_sample_days, Config()
     for day in e.days:
         scores = _frame(e, day, "scores").set_index(["id", "cand_id"])
@@ -109,7 +111,7 @@ def test_sql_decisions_equal_the_cascade_definition(embedded_sample_days: Embedd
                     val("shorter_chars"),
                 )
             )
-        decided = _frame(e, day, "decisions.untyped")
+        decided = _frame(e, day, "decisions")
         dups = 0
         for r in decided.itertuples():
             want = decide(per_doc.get(r.id, []), Policy.from_config(cfg), cfg.cascade.rules)
