@@ -10,12 +10,15 @@ document's posting is written only while the key has fewer than
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Iterable, Iterator
 from itertools import islice
+from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
 import pyarrow.compute as pc
+import pyarrow.parquet as pq
 from pyspark.sql import DataFrame, Row, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql.types import StringType, StructField, StructType
@@ -31,6 +34,7 @@ from crawldedup.pipeline.bloom_blocks import add_day_keys
 from crawldedup.pipeline.components import connected_components
 from crawldedup.pipeline.context import DayContext, timed
 from crawldedup.pipeline.day_keys import write_postings
+from crawldedup.pipeline.doc_row_files import decisions_by_docs_file, put_doc_rows
 from crawldedup.pipeline.retraction import retract_previous_run
 from crawldedup.pipeline.store_batches import (
     FolderWrite,
@@ -70,65 +74,100 @@ from crawldedup.store.schema import (
     verdict_row_key,
 )
 
-GROUPS_SCHEMA = StructType(
-    [StructField("id", StringType(), False), StructField("group", StringType(), False)]
+
+def resolve_groups(spark: SparkSession, ctx: DayContext, docs: DataFrame) -> None:
+    """Writes work/groups, (id, group) of the day's duplicates, and work/canon_cells,
+    (id, day, fetched_at) of the earlier days' canonicals that gained members today
+    (they get a membership cell).
+
+    Up to ``limits.max_driver_edges`` duplicate edges, union-find on the driver (only
+    the edges are read, two ids each, from work/decisions' files: no Spark job); above,
+    connected components in Spark.
+    """
+    # The day's duplicates counted from the decisions' files by the driver: no Spark job.
+    n_dups = dict(ctx.counts(DECISIONS, ["verdict"])).get("duplicate", 0)
+    if n_dups > ctx.cfg.limits.max_driver_edges:
+        decisions = read_work(spark, ctx.path(DECISIONS))
+        dups = decisions.filter(F.col("verdict") == "duplicate").select(
+            "id", F.col("duplicate_of").alias("target")
+        )
+        group_map, canon = _resolve_groups_in_spark(spark, ctx, docs, dups)
+        canon.write.mode("overwrite").parquet(ctx.path(CANON_CELLS))
+        group_map.write.mode("overwrite").parquet(ctx.path(GROUPS))
+        return
+    edges = _duplicate_edges(ctx)
+    canon_cells: list[tuple[str, str, str]] = []
+    mapping: dict[str, str] = {}
+    if edges:
+        involved = {a for a, _ in edges} | {b for _, b in edges}
+        order = _fetched_at_of_day(ctx, involved)
+        all_edges = list(edges)
+        earlier = sorted(involved - order.keys())
+        if earlier:
+            with open_store(ctx.store) as store:
+                for t, t_fetched, g, g_fetched, g_day in _earlier_groups(store, earlier):
+                    order[t] = (t_fetched, t)
+                    order.setdefault(g, (g_fetched, g))
+                    if g != t:
+                        all_edges.append((t, g))
+                    if g_day is not None:
+                        canon_cells.append((g, g_day, g_fetched))
+        mapping = groups({a for a, _ in edges}, all_edges, order)
+    pairs = sorted(mapping.items())
+    _write_table(
+        ctx.folder(GROUPS),
+        pa.table({"id": [i for i, _ in pairs], "group": [g for _, g in pairs]}, _GROUPS_ARROW),
+    )
+    cells = sorted(set(canon_cells))
+    _write_table(
+        ctx.folder(CANON_CELLS),
+        pa.Table.from_pylist(
+            [{"id": i, "day": d, "fetched_at": f} for i, d, f in cells], _CANON_CELLS_ARROW
+        ),
+    )
+
+
+_GROUPS_ARROW = pa.schema(
+    [pa.field("id", pa.string(), False), pa.field("group", pa.string(), False)]
 )
-
-
-CANON_CELLS_SCHEMA = StructType(
+_CANON_CELLS_ARROW = pa.schema(
     [
-        StructField("id", StringType(), False),
-        StructField("day", StringType(), False),
-        StructField("fetched_at", StringType(), False),
+        pa.field("id", pa.string(), False),
+        pa.field("day", pa.string(), False),
+        pa.field("fetched_at", pa.string(), False),
     ]
 )
 
 
-def resolve_groups(
-    spark: SparkSession, ctx: DayContext, docs: DataFrame, decisions: DataFrame
-) -> tuple[DataFrame, DataFrame]:
-    """(id, group) for the day's duplicates, and (id, day, fetched_at) of the earlier
-    days' canonicals that gained members today (they get a membership cell).
+def _write_table(folder: Path, table: pa.Table) -> None:
+    """A work folder of one Parquet file, replaced whole."""
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir(parents=True)
+    pq.write_table(table, folder / "part-00000.parquet")
 
-    Up to ``limits.max_driver_edges`` duplicate edges, union-find on the driver (only
-    the edges travel, two ids each); above, connected components in Spark.
-    """
-    dups = decisions.filter(F.col("verdict") == "duplicate").select(
-        "id", F.col("duplicate_of").alias("target")
-    )
-    # The day's duplicates counted from the decisions' files by the driver: no Spark job.
-    n_dups = dict(ctx.counts(DECISIONS, ["verdict"])).get("duplicate", 0)
-    if n_dups > ctx.cfg.limits.max_driver_edges:
-        return _resolve_groups_in_spark(spark, ctx, docs, dups)
-    edges = [(r["id"], r["target"]) for r in dups.collect()]
-    canon_cells: list[tuple[str, str, str]] = []
-    if not edges:
-        return spark.createDataFrame([], GROUPS_SCHEMA), spark.createDataFrame(
-            [], CANON_CELLS_SCHEMA
-        )
-    involved = {a for a, _ in edges} | {b for _, b in edges}
+
+def _duplicate_edges(ctx: DayContext) -> list[tuple[str, str]]:
+    """(id, duplicate_of) of the day's duplicates, from work/decisions' files."""
+    edges: list[tuple[str, str]] = []
+    for path in sorted(ctx.folder(DECISIONS).glob("*.parquet")):
+        t = pq.ParquetFile(path).read(columns=["id", "verdict", "duplicate_of"])
+        t = t.filter(pc.equal(t.column("verdict"), "duplicate"))
+        edges += zip(t.column("id").to_pylist(), t.column("duplicate_of").to_pylist(), strict=True)
+    return edges
+
+
+def _fetched_at_of_day(ctx: DayContext, ids: set[str]) -> dict[str, tuple[str, str]]:
+    """(fetched_at, id) of the day's documents among ``ids``, from work/docs' files."""
+    wanted = pa.array(sorted(ids), pa.string())
     order: dict[str, tuple[str, str]] = {}
-    today = docs.select("id", "fetched_at").join(
-        spark.createDataFrame([(i,) for i in involved], "id string"), "id"
-    )
-    for r in today.collect():
-        order[r["id"]] = (r["fetched_at"], r["id"])
-    all_edges = list(edges)
-    earlier = sorted(involved - order.keys())
-    if earlier:
-        with open_store(ctx.store) as store:
-            for t, t_fetched, g, g_fetched, g_day in _earlier_groups(store, earlier):
-                order[t] = (t_fetched, t)
-                order.setdefault(g, (g_fetched, g))
-                if g != t:
-                    all_edges.append((t, g))
-                if g_day is not None:
-                    canon_cells.append((g, g_day, g_fetched))
-    mapping = groups({a for a, _ in edges}, all_edges, order)
-    return (
-        spark.createDataFrame(sorted(mapping.items()), GROUPS_SCHEMA),
-        spark.createDataFrame(sorted(set(canon_cells)), CANON_CELLS_SCHEMA),
-    )
+    for path in sorted(ctx.folder(DOCS).glob("*.parquet")):
+        t = pq.ParquetFile(path).read(columns=["id", "fetched_at"])
+        t = t.filter(pc.is_in(t.column("id"), wanted))
+        for i, f in zip(
+            t.column("id").to_pylist(), t.column("fetched_at").to_pylist(), strict=True
+        ):
+            order[i] = (f, i)
+    return order
 
 
 def _earlier_groups(
@@ -295,6 +334,20 @@ def _put_docs(store: Store, batch: list[dict[str, Any]], day: str, old_layout: b
     store.put("groups", members)
 
 
+def _with_verdicts(spark: SparkSession, ctx: DayContext, docs: DataFrame) -> DataFrame:
+    """The day's documents with their verdict, group and ``is_canon`` (the rows of
+    ``_put_docs``), as a DataFrame: for the delete list and the Spark road of the
+    document rows (``doc_row_files`` reads the files instead)."""
+    decisions = read_work(spark, ctx.path(DECISIONS))
+    group_map = read_work(spark, ctx.path(GROUPS))
+    # The canonical of a group gets a membership cell too, so a group row lists all
+    # (canonicals of earlier days got theirs on their own day).
+    canon = (
+        group_map.select(F.col("group").alias("id")).distinct().withColumn("is_canon", F.lit(True))
+    )
+    return docs.join(decisions, "id").join(group_map, "id", "left").join(canon, "id", "left")
+
+
 def write_delete_list(ctx: DayContext, full: DataFrame) -> dict[str, Any]:
     """The day's duplicates, for downstream deletion: id, canonical, rule, type."""
     out = str(ctx.home / "deletions" / f"dt={ctx.day}")
@@ -319,19 +372,8 @@ def run(spark: SparkSession, ctx: DayContext) -> dict[str, Any]:
     stats: dict[str, Any] = {}
     with timed(stats):
         docs = read_work(spark, ctx.path(DOCS))
-        decisions = read_work(spark, ctx.path(DECISIONS))
-        group_map, canon_cells = resolve_groups(spark, ctx, docs, decisions)
-        canon_cells.write.mode("overwrite").parquet(ctx.path(CANON_CELLS))
-        group_map.write.mode("overwrite").parquet(ctx.path(GROUPS))
-        group_map = read_work(spark, ctx.path(GROUPS))
-        # The canonical of a group gets a membership cell too, so a group row lists all
-        # (canonicals of earlier days got theirs on their own day).
-        canon = (
-            group_map.select(F.col("group").alias("id"))
-            .distinct()
-            .withColumn("is_canon", F.lit(True))
-        )
-        full = docs.join(decisions, "id").join(group_map, "id", "left").join(canon, "id", "left")
+        resolve_groups(spark, ctx, docs)
+        full = _with_verdicts(spark, ctx, docs)
         stats["groups_with_duplicates_today"] = len(ctx.counts(GROUPS, ["group"]))
         if ctx.dry_run:
             stats["dry_run"] = True
@@ -378,14 +420,11 @@ def run(spark: SparkSession, ctx: DayContext) -> dict[str, Any]:
         # listed by a document row of the day, so a rerun after a crash finds it.
         # Each partition's puts in key order (write_partitions): a document's row is its
         # id, a posting's its key in its rule's table, a line count's host|line.
-        write_partitions(
-            full,
-            store_url,
-            batch,
-            lambda s, b: _put_docs(s, b, day, old_layout),
-            counters,
-            key_order=("id",),
-        )
+        put = lambda s, b: _put_docs(s, b, day, old_layout)  # noqa: E731
+        if decisions_by_docs_file(ctx):
+            put_doc_rows(spark, ctx, put, counters)
+        else:
+            write_partitions(full, store_url, batch, put, counters, key_order=("id",))
         # The work folders' rows go to the store straight from their files, in one job:
         # the postings; the day's page counts per (host, line) (later days' boilerplate
         # counts) and the hosts where a line is ordinary text (for the other hosts it is no
