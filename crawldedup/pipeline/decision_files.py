@@ -83,74 +83,85 @@ class Sameness:
 
 
 def candidates_by_document(
-    cands: pa.Table, scores: pa.Table, sizes: dict[str, tuple[int | None, int | None]]
+    cands: pa.Table,
+    scores: pa.Table,
+    sizes: dict[str, tuple[int | None, int | None]],
+    rules: Sequence[str],
 ) -> dict[str, list[tuple[Candidate, str]]]:
     """Each document's candidates with their measures (``scores``: a pair not scored has
     none), as ``core.cascade.Candidate``s, each with the candidate's day. ``sizes``: a
-    document's paragraph size and edges (rule paragraph's excerpts)."""
-    s = scores.to_pydict()
-    measured = {
-        (i, c): tuple(s[m][n] for m in _MEASURES)
-        for n, (i, c) in enumerate(zip(s["id"], s["cand_id"], strict=True))
-    }
-    nothing = (None,) * len(_MEASURES)
+    document's paragraph size and edges (rule paragraph's excerpts). A document with an
+    exact candidate gets those alone when rule content_md5 is on: ``decide`` looks no
+    further (and the pairs of such documents were not scored)."""
+    exact = Rule.CONTENT_MD5.value
+    if exact in rules:
+        is_exact = pc.equal(cands.column("rule"), exact)
+        exact_ids = pc.unique(cands.filter(is_exact).column("id"))
+        cands = cands.filter(pc.or_(is_exact, pc.invert(pc.is_in(cands.column("id"), exact_ids))))
+    joined = cands.join(scores.select(["id", "cand_id", *_MEASURES]), ["id", "cand_id"])
+    c = joined.to_pydict()
     out: dict[str, list[tuple[Candidate, str]]] = defaultdict(list)
-    c = cands.to_pydict()
-    for doc, rule, cand, fetched, day, shared in zip(
+    no_size = (None, None)
+    for row in zip(
         c["id"],
         c["rule"],
         c["cand_id"],
         c["cand_fetched_at"],
         c["cand_day"],
         c["shared_chars"],
+        *(c[m] for m in _MEASURES),
         strict=True,
     ):
-        sim, ham, jac, cont, smaller, shorter, editions, cand_chars = measured.get(
-            (doc, cand), nothing
+        doc, rule, cand, fetched, day, shared, sim, ham, jac, cont, smaller, shorter = row[:12]
+        editions, cand_chars = row[12:]
+        size, edges = sizes.get(doc, no_size)
+        candidate = Candidate(
+            cand,
+            fetched,
+            rule,
+            sim or 0.0,
+            ham,
+            jac,
+            cont,
+            smaller,
+            shorter,
+            bool(editions),
+            shared,
+            cand_chars,
+            size,
+            edges,
         )
-        size, edges = sizes.get(doc, (None, None))
-        out[doc].append(
-            (
-                Candidate(
-                    cand,
-                    fetched,
-                    rule,
-                    sim or 0.0,
-                    ham,
-                    jac,
-                    cont,
-                    smaller,
-                    shorter,
-                    bool(editions),
-                    shared,
-                    cand_chars,
-                    size,
-                    edges,
-                ),
-                day,
+        out[doc].append((candidate, day))
+    return out
+
+
+class DayDocs:
+    """(Sameness, URL) of the day's documents by id, read from work/docs once per task:
+    the ids of every file first, then the other columns of the files that hold a
+    document asked for."""
+
+    def __init__(self, docs_dir: str) -> None:
+        self._paths = sorted(Path(docs_dir).glob("*.parquet"))
+        self._file_of: dict[str, int] | None = None
+        self._read: set[int] = set()
+        self._found: dict[str, tuple[Sameness, str | None]] = {}
+
+    def of(self, ids: Iterable[str]) -> dict[str, tuple[Sameness, str | None]]:
+        if self._file_of is None:
+            self._file_of = {
+                d: n
+                for n, path in enumerate(self._paths)
+                for d in pq.ParquetFile(path).read(columns=["id"]).column("id").to_pylist()
+            }
+        wanted = set(ids)
+        for n in sorted({self._file_of[d] for d in wanted} - self._read):
+            t = pq.ParquetFile(self._paths[n]).read(
+                columns=["id", "raw_md5", "content_key", "tf", "url"]
             )
-        )
-    return out
-
-
-def _of_day(docs_dir: str, ids: set[str]) -> dict[str, tuple[Sameness, str | None]]:
-    """(Sameness, URL) of the day's documents among ``ids``, read only from the docs
-    files that hold one."""
-    out: dict[str, tuple[Sameness, str | None]] = {}
-    if not ids:
-        return out
-    wanted = pa.array(sorted(ids), pa.string())
-    for path in sorted(Path(docs_dir).glob("*.parquet")):
-        f = pq.ParquetFile(path)
-        if not pc.any(pc.is_in(f.read(columns=["id"])["id"], wanted)).as_py():
-            continue
-        t = f.read(columns=["id", "raw_md5", "content_key", "tf", "url"])
-        t = t.filter(pc.is_in(t["id"], wanted)).to_pydict()
-        for i, raw, content, tf, url in zip(
-            t["id"], t["raw_md5"], t["content_key"], t["tf"], t["url"], strict=True
-        ):
-            out[i] = (Sameness(raw, content, tf), url)
-    return out
+            for i, raw, content, tf, url in zip(*t.to_pydict().values(), strict=True):
+                self._found[i] = (Sameness(raw, content, tf), url)
+            self._read.add(n)
+        return {d: self._found[d] for d in wanted}
 
 
 def _of_earlier_days(
@@ -209,8 +220,11 @@ def _targets(decided: dict[str, tuple[Decision, str]]) -> list[tuple[str, str]]:
     return [(d.duplicate_of or "", day) for d, day in decided.values()]
 
 
-def decide_file(job: FileJob, i: int, counters: dict[str, Any]) -> list[DuplicateLink]:
-    """Writes decisions file ``i``; returns its duplicates' links when editions are on."""
+def decide_file(
+    job: FileJob, i: int, counters: dict[str, Any], day_docs: DayDocs | None = None
+) -> list[DuplicateLink]:
+    """Writes decisions file ``i``; returns its duplicates' links when editions are on.
+    ``day_docs``: the task's reader of the day's targets (one per call when None)."""
     docs_file = pq.ParquetFile(part_file(job.docs_dir, i))
     docs = docs_file.read(columns=_DOC_COLUMNS).to_pydict()
     sizes = {
@@ -218,9 +232,10 @@ def decide_file(job: FileJob, i: int, counters: dict[str, Any]) -> list[Duplicat
         for d, s, e in zip(docs["id"], docs["paragraph_size"], docs["paragraph_edges"], strict=True)
     }
     by_doc = candidates_by_document(
-        pq.read_table(part_file(job.cands_dir, i)),
-        pq.read_table(part_file(job.scores_dir, i)),
+        pq.ParquetFile(part_file(job.cands_dir, i)).read(),
+        pq.ParquetFile(part_file(job.scores_dir, i)).read(),
         sizes,
+        job.rules,
     )
     decisions = {
         doc: decide([c for c, _ in found], job.policy, job.rules) for doc, found in by_doc.items()
@@ -243,7 +258,8 @@ def decide_file(job: FileJob, i: int, counters: dict[str, Any]) -> list[Duplicat
             if d in decided
         }
         targets = _targets(decided)
-        today = _of_day(job.docs_dir, {t for t, day in targets if day == job.day})
+        day_docs = day_docs or DayDocs(job.docs_dir)
+        today = day_docs.of(t for t, day in targets if day == job.day)
         earlier_ids = sorted({t for t, day in targets if day != job.day})
         earlier = _of_earlier_days(earlier_ids, job.store_url, job.batch_size, counters)
         for doc, (t, day) in zip(decided, targets, strict=True):
@@ -276,7 +292,7 @@ def decide_file(job: FileJob, i: int, counters: dict[str, Any]) -> list[Duplicat
 def _part(out_dir: str, parted: set[str]) -> None:
     """The decisions files' duplicates in ``parted`` made unique, measure ``edition``."""
     for path in sorted(Path(out_dir).glob("*.parquet")):
-        t = pq.read_table(path).to_pydict()
+        t = pq.ParquetFile(path).read().to_pydict()
         hit = [n for n, i in enumerate(t["id"]) if i in parted]
         if not hit:
             continue
@@ -314,8 +330,9 @@ def decide_files(spark: SparkSession, ctx: DayContext, counters: dict[str, Any])
     )
 
     def task(parts: Iterable[int]) -> Iterator[list[DuplicateLink]]:
+        day_docs = DayDocs(job.docs_dir)
         for i in parts:
-            yield decide_file(job, i, counters)
+            yield decide_file(job, i, counters, day_docs)
 
     sc = spark.sparkContext
     # Two tasks per core, each a share of the files (as the candidates' ranking).

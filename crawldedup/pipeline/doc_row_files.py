@@ -40,7 +40,7 @@ def read_groups(folder: str) -> dict[str, str]:
     """work/groups as a dict: a duplicate of the day's id to its group's."""
     out: dict[str, str] = {}
     for path in sorted(Path(folder).glob("*.parquet")):
-        t = pq.read_table(path, columns=["id", "group"]).to_pydict()
+        t = pq.ParquetFile(path).read(columns=["id", "group"]).to_pydict()
         out.update(zip(t["id"], t["group"], strict=True))
     return out
 
@@ -81,7 +81,9 @@ def put_doc_rows(
         groups = read_groups(groups_dir)
         for i in parts:
             table = rows_of_file(
-                pq.read_table(part_file(docs_dir, i)), pq.read_table(part_file(dec_dir, i)), groups
+                pq.ParquetFile(part_file(docs_dir, i)).read(),
+                pq.ParquetFile(part_file(dec_dir, i)).read(),
+                groups,
             )
             yield write_batches(
                 table.to_batches(max_chunksize=batch), store_url, batch, per_batch, counters
