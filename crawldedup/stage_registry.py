@@ -62,6 +62,7 @@ REPORT_PAGE = Data("reports/dt=D/index.html", "home")
 # Scratch: work folders only one stage writes and reads back (its intermediate results).
 PARSED = Data("parsed", "work")
 REPEATS = Data("repeats", "work")
+PARSE_BUCKETS = Data("parse_buckets", "work")
 KEY_BUCKETS = Data("key_buckets", "work")
 SAME_DAY = Data("same_day", "work")
 RELEVANCE_PAGES = Data("relevance/pages", "work")
@@ -137,7 +138,7 @@ STAGES: tuple[Stage, ...] = (
         reads=_fixed(INPUT, EARLIER_DAYS),
         writes=(DOCS, QUARANTINE, HOST_LINES, LINE_HOSTS, stats_of("fingerprint")),
         enabled=_always,
-        scratch=(PARSED, REPEATS),
+        scratch=(PARSED, REPEATS, PARSE_BUCKETS),
         doc="Reads `dt=D/` (JSON Lines, Parquet, WARC), quarantines bad records, learns the "
         "hosts' boilerplate lines, normalizes and computes the keys, SimHash and MinHash "
         "→ `work/dt=D/docs`.",

@@ -13,7 +13,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from crawldedup.pipeline.day_input import PartWriter
+from crawldedup.pipeline.part_files import PartWriter
 
 # The column of a key bucket file that names each row's bucket: one value per row group.
 BUCKET = "bucket"

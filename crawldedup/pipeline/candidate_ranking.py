@@ -28,7 +28,7 @@ from crawldedup.core.boilerplate import OWN_KEY_SUFFIX
 from crawldedup.core.fingerprint import paragraph_chars
 from crawldedup.pipeline import schemas
 from crawldedup.pipeline.bucket_files import read_bucket
-from crawldedup.pipeline.day_input import PartWriter
+from crawldedup.pipeline.part_files import PartWriter
 from crawldedup.rules import Rule
 
 _PARAGRAPH = Rule.PARAGRAPH.value

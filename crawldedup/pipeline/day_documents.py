@@ -18,15 +18,16 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
-from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import SparkSession
 from pyspark.sql.pandas.types import to_arrow_schema
 from pyspark.sql.types import StructType
 
 from crawldedup.config import Config
 from crawldedup.core.boilerplate import HostLines
 from crawldedup.pipeline import schemas
-from crawldedup.pipeline.day_input import BATCH_ROWS, PARSED, PartWriter, part_file
+from crawldedup.pipeline.day_input import BATCH_ROWS, PARSED
 from crawldedup.pipeline.duplicate_ids import with_raw
+from crawldedup.pipeline.part_files import PartWriter, part_file
 from crawldedup.pipeline.site_boilerplate import fingerprint_pages
 from crawldedup.pipeline.work_files import SPARK_SCHEMA_KEY
 
@@ -85,19 +86,24 @@ def write_documents(
     files: list[str],
     parsed_dir: str,
     docs_dir: str,
-    repeats: DataFrame | None,
+    repeats: list[tuple[str, int]] | None,
     repeats_dir: str,
     boiler: dict[str, HostLines],
 ) -> list[dict[str, Any]]:
     """work/docs of the day: one part per input file, written by its own task.
-    ``repeats``: (source, position) of the repeated ids, or None. Returns the quarantine
+    ``repeats``: (source, position) of the repeated ids' records, or None. Returns the quarantine
     rows of the pages that could not be fingerprinted (none, but for a bug)."""
     shutil.rmtree(docs_dir, ignore_errors=True)
     Path(docs_dir).mkdir(parents=True)
     shutil.rmtree(repeats_dir, ignore_errors=True)
     found: str | None = None
-    if repeats is not None:
-        repeats.select("source", "position").write.parquet(repeats_dir)
+    if repeats:
+        Path(repeats_dir).mkdir(parents=True)
+        places = pa.table(
+            {"source": [s for s, _ in repeats], "position": [p for _, p in repeats]},
+            pa.schema([("source", pa.string()), ("position", pa.int64())]),
+        )
+        pq.write_table(places, Path(repeats_dir) / "part-00000.parquet")
         found = repeats_dir
     sc = spark.sparkContext
     shared = sc.broadcast(boiler)

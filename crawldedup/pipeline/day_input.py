@@ -2,16 +2,17 @@
 
 One task per input file. A task parses, extracts and fingerprints its file's records
 in Python, writes its documents' wide columns (texts, term vectors, sketches) to
-``work/dt=D/parsed/part-NNNNN.parquet`` itself, and hands the JVM as Arrow record
-batches (``mapInArrow``) only what the day-wide steps need: ids and places (repeated
-ids), hosts and line keys (boilerplate), and the quarantine rows. The JVM never
-carries a page's text. A record or file that cannot be read is a quarantine row,
+``work/dt=D/parsed/part-NNNNN.parquet`` itself, its documents' ids and places (repeated
+ids) and hosts and line keys (boilerplate) to its bucket files, which Python tasks read
+back by bucket, and hands the JVM as Arrow record batches (``mapInArrow``) only what
+the counts and the quarantine need. The JVM never carries a page's text or lines. A
+record or file that cannot be read is a quarantine row,
 never a failed day; only a failure of the machine or the install fails the run.
 """
 
 from __future__ import annotations
 
-import os
+import shutil
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -19,7 +20,6 @@ from typing import Any
 
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.parquet as pq
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql.pandas.types import to_arrow_schema
@@ -35,7 +35,14 @@ from crawldedup.ingest.readers import (
 )
 from crawldedup.ingest.records import Quarantined, read_record
 from crawldedup.pipeline import schemas
-from crawldedup.pipeline.duplicate_ids import Repeats, split_duplicate_ids
+from crawldedup.pipeline.duplicate_ids import (
+    Repeats,
+    find_repeats,
+    repeats_quarantine,
+    write_id_buckets,
+)
+from crawldedup.pipeline.part_files import PartWriter, part_file
+from crawldedup.pipeline.site_boilerplate import write_line_buckets
 
 # Every parsed record, document or quarantined: documents' fields, then the
 # quarantine's reason and detail (null for documents), and the kind ("d" or "q").
@@ -55,7 +62,9 @@ PARSED = StructType(
 # What a parse task writes of its documents: work/docs' columns and the page columns.
 WIDE_COLUMNS = [n for n in schemas.DOCS.fieldNames() if n != "raw"] + PAGE_COLUMNS
 # What it hands the JVM of every row: the day-wide steps' columns and the quarantine's.
-_NARROW_NAMES = ["kind", "id", "source", "position", "has_fetched_at", "host", "line_keys"]
+_NARROW_NAMES = ["kind", "id", "source", "position", "has_fetched_at"]
+# What it writes of its documents to its bucket files (repeated ids, boilerplate).
+PAGE_PLACES = ["id", "source", "position", "has_fetched_at", "host", "line_keys"]
 NARROW = StructType(
     [PARSED[n] for n in _NARROW_NAMES] + [PARSED[f.name] for f in _Q_ONLY] + [PARSED["raw"]]
 )
@@ -143,30 +152,6 @@ def _to_batch(rows: list[dict[str, Any]], schema: pa.Schema) -> pa.RecordBatch:
     return pa.RecordBatch.from_pylist(safe, schema=schema)
 
 
-def part_file(folder: str | Path, index: int) -> Path:
-    """Part ``index`` of a folder the stages' Python tasks write, one per input file."""
-    return Path(folder) / f"part-{index:05d}.parquet"
-
-
-class PartWriter:
-    """One Parquet part file written by a task: under a hidden name (which Spark's
-    readers skip) until ``close()`` renames it, so a retried or speculative task
-    replaces the whole file and no reader sees half of one."""
-
-    def __init__(self, path: Path, schema: pa.Schema) -> None:
-        self.path = path
-        self._tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        self._writer = pq.ParquetWriter(self._tmp, schema, use_dictionary=False)
-
-    def write(self, batch: pa.RecordBatch) -> None:
-        if batch.num_rows:
-            self._writer.write_batch(batch)
-
-    def close(self) -> None:
-        self._writer.close()
-        os.replace(self._tmp, self.path)
-
-
 def _file_batches(path: str, cfg: Config, day: str, schema: pa.Schema) -> Iterator[pa.RecordBatch]:
     rows: list[dict[str, Any]] = []
     for row in _prepare_file(path, cfg, day):
@@ -179,10 +164,17 @@ def _file_batches(path: str, cfg: Config, day: str, schema: pa.Schema) -> Iterat
 
 
 def _prepare_batches(
-    batches: Iterator[pa.RecordBatch], cfg: Config, day: str, parsed_dir: str
+    batches: Iterator[pa.RecordBatch],
+    cfg: Config,
+    day: str,
+    parsed_dir: str,
+    buckets_dir: str,
+    buckets: int,
 ) -> Iterator[pa.RecordBatch]:
     """Each input file's parse: its documents' wide columns to its part file in
-    ``parsed_dir``, every row's narrow columns (``NARROW``) to the JVM."""
+    ``parsed_dir``, their ids and places, and their hosts and line keys, to its bucket
+    files in ``buckets_dir`` (``ids``, ``lines``), every row's narrow columns (``NARROW``)
+    to the JVM."""
     schema = to_arrow_schema(PARSED)
     wide = pa.schema([schema.field(n) for n in WIDE_COLUMNS])
     narrow = [f.name for f in NARROW.fields]
@@ -191,19 +183,26 @@ def _prepare_batches(
             batch.column("i").to_pylist(), batch.column("path").to_pylist(), strict=True
         ):
             out = PartWriter(part_file(parsed_dir, index), wide)
+            found: list[pa.RecordBatch] = []
             for parsed in _file_batches(path, cfg, day, schema):
                 documents = parsed.filter(pc.equal(parsed.column("kind"), "d"))
                 out.write(documents.select(WIDE_COLUMNS))
+                found.append(documents.select(PAGE_PLACES))
                 yield parsed.select(narrow)
             out.close()
+            places = pa.Table.from_batches(found, pa.schema([schema.field(n) for n in PAGE_PLACES]))
+            write_id_buckets(places, part_file(Path(buckets_dir) / "ids", index), buckets)
+            write_line_buckets(places, part_file(Path(buckets_dir) / "lines", index), buckets)
 
 
 @dataclass
 class DayParse:
-    """The day's documents (one per id) and quarantine entries, and their counts, taken
-    from the cached parse itself: no output is read back to count it."""
+    """The day's quarantine entries and the places of its documents' hosts and line keys,
+    and their counts, taken from the cached parse itself: no output is read back to
+    count it."""
 
-    docs: DataFrame
+    lines_dir: str  # the line bucket files (site_boilerplate.learn_boilerplate)
+    buckets: int
     quarantined: DataFrame
     documents: int
     missing_fetched_at: int
@@ -221,30 +220,40 @@ class DayParse:
         self.quarantined_by_reason[reason] = self.quarantined_by_reason.get(reason, 0) + n
 
     def release(self) -> None:
-        """Drop the cached parse and repeats, once both outputs are written."""
-        for frame in (self.repeats.rows, self._parsed):
-            frame.unpersist()
+        """Drop the cached parse, once the quarantine is written."""
+        self._parsed.unpersist()
 
 
 def read_and_fingerprint(
-    spark: SparkSession, files: list[str], cfg: Config, day: str, parsed_dir: str
+    spark: SparkSession,
+    files: list[str],
+    cfg: Config,
+    day: str,
+    parsed_dir: str,
+    buckets_dir: str | None = None,
 ) -> DayParse:
     """The given files read, fingerprinted and split; one task per file.
 
     File i's documents' wide columns go to ``part_file(parsed_dir, i)`` (all its
-    documents, repeated ids included). The returned documents are the narrow rows, one
-    per id (``split_duplicate_ids``: the repeats join the quarantine), with the hosts and
-    line keys the boilerplate pass counts. The narrow parse is cached so that parsing
-    runs once for both outputs and the counts; the caller calls ``release()`` when both
-    are written.
+    documents, repeated ids included), their ids and places and their hosts and line
+    keys to its bucket files under ``buckets_dir`` (``parsed_dir`` + ``.buckets`` when
+    None). The repeated ids are found from the id buckets (``duplicate_ids``: the
+    repeats join the quarantine); the boilerplate pass counts the line buckets. The
+    narrow parse is cached so that parsing runs once for the quarantine and the counts;
+    the caller calls ``release()`` once the quarantine is written.
     """
     sc = spark.sparkContext
+    buckets_dir = buckets_dir or f"{parsed_dir}.buckets"
+    buckets = cfg.spark.shuffle_partitions
     Path(parsed_dir).mkdir(parents=True, exist_ok=True)
+    shutil.rmtree(buckets_dir, ignore_errors=True)
+    for sub in ("ids", "lines"):
+        (Path(buckets_dir) / sub).mkdir(parents=True)
     paths = spark.createDataFrame(
         sc.parallelize(list(enumerate(files)), len(files)), "i int, path string"
     )
     parsed = paths.mapInArrow(
-        lambda it: _prepare_batches(it, cfg, day, parsed_dir), NARROW
+        lambda it: _prepare_batches(it, cfg, day, parsed_dir, buckets_dir, buckets), NARROW
     ).persist()
     # The first job parses the day into the cache and counts it.
     tally = (
@@ -255,15 +264,16 @@ def read_and_fingerprint(
         )
         .collect()
     )
-    docs = parsed.filter(F.col("kind") == "d").select(*_NARROW_NAMES[1:])
     quarantined = parsed.filter(F.col("kind") == "q").select(*schemas.QUARANTINE.fieldNames())
-    docs, quarantined, repeats = split_duplicate_ids(docs, quarantined, cfg.limits.max_record_bytes)
+    repeats = find_repeats(sc, str(Path(buckets_dir) / "ids"), buckets)
+    quarantined = repeats_quarantine(spark, quarantined, repeats, cfg.limits.max_record_bytes)
     by_reason = {r["reason"]: int(r["n"]) for r in tally if r["kind"] == "q"}
     if repeats.count:
         by_reason["duplicate_id"] = by_reason.get("duplicate_id", 0) + repeats.count
     parsed_docs = [r for r in tally if r["kind"] == "d"]
     return DayParse(
-        docs=docs,
+        lines_dir=str(Path(buckets_dir) / "lines"),
+        buckets=buckets,
         quarantined=quarantined,
         documents=sum(int(r["n"]) for r in parsed_docs) - repeats.count,
         missing_fetched_at=sum(int(r["missing"]) for r in parsed_docs) - repeats.missing_fetched_at,

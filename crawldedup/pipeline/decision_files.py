@@ -40,8 +40,8 @@ from pyspark.sql import SparkSession
 from crawldedup.core.cascade import UNIQUE, Candidate, Decision, Policy, decide
 from crawldedup.core.duplicate_types import duplicate_type
 from crawldedup.pipeline.context import DayContext
-from crawldedup.pipeline.day_input import PartWriter, part_file
 from crawldedup.pipeline.edition_groups import DuplicateLink, chains_to_part
+from crawldedup.pipeline.part_files import PartWriter, part_file
 from crawldedup.pipeline.store_batches import store_batches
 from crawldedup.rules import Rule
 from crawldedup.stage_registry import CANDIDATES, DECISIONS, DOCS, SCORES

@@ -21,7 +21,7 @@ import pyarrow.parquet as pq
 from pyspark.sql import SparkSession
 
 from crawldedup.pipeline.context import DayContext
-from crawldedup.pipeline.day_input import part_file
+from crawldedup.pipeline.part_files import part_file
 from crawldedup.pipeline.store_batches import write_batches
 from crawldedup.stage_registry import DECISIONS, DOCS, GROUPS
 from crawldedup.store import Store

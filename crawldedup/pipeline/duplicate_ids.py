@@ -1,24 +1,28 @@
 """One document per id: the first record of an id is kept, its repeats are quarantined.
 
-A repeat's quarantine entry (reason ``duplicate_id``) carries its raw record, read again
-from its file, as the parse keeps no document's raw text.
+Each parse task writes its documents' ids and places into a bucket file, by id
+(:func:`write_id_buckets`); one Python task per bucket finds its repeats
+(:func:`find_repeats`), so no Spark shuffle ranks the day's ids. A repeat's quarantine
+entry (reason ``duplicate_id``) carries its raw record, read again from its file, as the
+parse keeps no document's raw text.
 """
 
 from __future__ import annotations
 
+import zlib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from pathlib import Path
 
+import numpy as np
 import pyarrow as pa
-from pyspark.sql import DataFrame, Window
-from pyspark.sql import functions as F
+from pyspark import SparkContext
+from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql.pandas.types import to_arrow_schema
 
 from crawldedup.ingest.readers import read_file
 from crawldedup.pipeline import schemas
-
-# Above this many repeated ids the split joins by shuffle instead of broadcasting them.
-BROADCAST_DUPLICATES = 1_000_000
+from crawldedup.pipeline.bucket_files import read_bucket, write_buckets
 
 
 def with_raw(batches: Iterable[pa.RecordBatch], max_record_bytes: int) -> Iterator[pa.RecordBatch]:
@@ -47,48 +51,83 @@ def with_raw(batches: Iterable[pa.RecordBatch], max_record_bytes: int) -> Iterat
 
 @dataclass(frozen=True)
 class Repeats:
-    """The day's repeated ids, kept (cached) while the documents and quarantine are written."""
+    """The day's repeated ids: every record whose id came earlier in the day."""
 
-    rows: DataFrame  # (source, position) of every record whose id came earlier in the day
-    count: int
+    places: list[tuple[str, int]]  # (source, position) of each repeat
+    ids: list[str]  # each repeat's id, in the same order
     missing_fetched_at: int  # repeats without a fetch time (not in the day's documents)
 
+    @property
+    def count(self) -> int:
+        return len(self.places)
 
-def split_duplicate_ids(
-    docs: DataFrame, quarantined: DataFrame, max_record_bytes: int
-) -> tuple[DataFrame, DataFrame, Repeats]:
-    """Keep the first record of each id (by file, then position); quarantine the rest.
 
-    Only (id, source, position) are shuffled to rank the records of an id; the
-    repeats found (normally few) are cached, counted in the same job, then broadcast to
-    split the wide rows, and their raw records are read again from their files
-    (``with_raw``). The caller unpersists ``Repeats.rows`` once both outputs are written.
-    """
-    w = Window.partitionBy("id").orderBy("source", "position")
-    found = (
-        docs.select("id", "source", "position", "has_fetched_at")
-        .withColumn("_n", F.row_number().over(w))
-        .filter("_n > 1")
-        .select("source", "position", "has_fetched_at")
-        .persist()
+ID_COLUMNS = ["id", "source", "position", "has_fetched_at"]
+
+
+def id_bucket(doc_id: str, buckets: int) -> int:
+    return zlib.crc32(doc_id.encode("utf-8", "surrogatepass")) % buckets
+
+
+def write_id_buckets(docs: pa.Table, path: Path, buckets: int) -> None:
+    """A parse task's documents' ``ID_COLUMNS`` into its bucket file, by id."""
+    ids = docs.column("id").to_pylist()
+    of = np.fromiter((id_bucket(i, buckets) for i in ids), np.int64, len(ids))
+    write_buckets(docs.select(ID_COLUMNS), path, of, buckets)
+
+
+def repeats_of_bucket(rows: pa.Table) -> Iterator[tuple[str, int, bool, str]]:
+    """(source, position, has_fetched_at, id) of the rows of a bucket whose id came
+    earlier: all but the first record of each id, by file, then position."""
+    ordered = rows.sort_by(
+        [("id", "ascending"), ("source", "ascending"), ("position", "ascending")]
     )
-    tally = found.agg(
-        F.count(F.lit(1)).alias("n"),
-        F.count(F.when(~F.col("has_fetched_at"), 1)).alias("missing"),
-    ).first()
-    n, missing = (int(tally["n"]), int(tally["missing"])) if tally else (0, 0)
-    repeats = found.select("source", "position")
-    if n <= BROADCAST_DUPLICATES:
-        repeats = F.broadcast(repeats)
-    first = docs.join(repeats, ["source", "position"], "left_anti")
-    again = docs.join(repeats, ["source", "position"]).select(
-        "source",
-        "position",
-        F.lit("duplicate_id").alias("reason"),
-        F.concat(F.lit("id "), F.col("id"), F.lit(" already used earlier in the day")).alias(
-            "detail"
-        ),
-        F.lit(None).cast("string").alias("raw"),
+    previous = None
+    for i, source, position, fetched in zip(
+        *(ordered.column(c).to_pylist() for c in ID_COLUMNS), strict=True
+    ):
+        if i == previous:
+            yield source, position, fetched, i
+        previous = i
+
+
+def find_repeats(sc: SparkContext, ids_dir: str, buckets: int) -> Repeats:
+    """The day's repeated ids, from the parse tasks' id bucket files: one Python job,
+    a task per bucket (every record of an id is in one bucket); only the repeats
+    (normally few) come back to the driver."""
+
+    def task(parts: Iterable[int]) -> Iterator[tuple[str, int, bool, str]]:
+        schema = pa.schema([(n, _ID_TYPES[n]) for n in ID_COLUMNS])
+        for b in parts:
+            yield from repeats_of_bucket(pa.Table.from_batches(read_bucket(ids_dir, b), schema))
+
+    found = sorted(sc.parallelize(range(buckets), buckets).mapPartitions(task).collect())
+    return Repeats(
+        places=[(s, p) for s, p, _, _ in found],
+        ids=[i for _, _, _, i in found],
+        missing_fetched_at=sum(not f for _, _, f, _ in found),
     )
+
+
+_ID_TYPES = {
+    "id": pa.string(),
+    "source": pa.string(),
+    "position": pa.int64(),
+    "has_fetched_at": pa.bool_(),
+}
+
+
+def repeats_quarantine(
+    spark: SparkSession, quarantined: DataFrame, repeats: Repeats, max_record_bytes: int
+) -> DataFrame:
+    """``quarantined`` with a ``duplicate_id`` entry for each repeat, its raw record read
+    again from its file (:func:`with_raw`); no Spark job is added without repeats."""
+    if not repeats.count:
+        return quarantined
+    rows = [
+        (s, p, "duplicate_id", f"id {i} already used earlier in the day", None)
+        for (s, p), i in zip(repeats.places, repeats.ids, strict=True)
+    ]
+    again = spark.createDataFrame(rows, schemas.QUARANTINE)
     again = again.mapInArrow(lambda it: with_raw(it, max_record_bytes), schemas.QUARANTINE)
-    return first, quarantined.unionByName(again), Repeats(found, n, missing)
+    return quarantined.unionByName(again)

@@ -1,9 +1,9 @@
 """Stage 1: read the day's files, quarantine bad records, fingerprint the rest.
 
-The stage wires three steps, each in its own module: ``day_input`` reads the files into
-fingerprinted documents (one per id, ``duplicate_ids``) and quarantine entries;
-``site_boilerplate`` fingerprints pages again without their host's template lines;
-``quarantine_files`` writes the quarantine owner-only.
+The stage wires its steps, each in its own module: ``day_input`` parses the files into
+part files and quarantine entries (one document per id, ``duplicate_ids``);
+``site_boilerplate`` learns each host's template lines; ``day_documents`` fingerprints
+each page once, without them; ``quarantine_files`` writes the quarantine owner-only.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from crawldedup.pipeline.day_documents import write_documents
 from crawldedup.pipeline.day_input import read_and_fingerprint
 from crawldedup.pipeline.quarantine_files import write_empty_quarantine, write_quarantine
 from crawldedup.pipeline.site_boilerplate import forget_line_counts, learn_boilerplate
-from crawldedup.stage_registry import DOCS, PARSED, REPEATS
+from crawldedup.stage_registry import DOCS, PARSE_BUCKETS, PARSED, REPEATS
 
 
 def _write_no_documents(folder: Path) -> None:
@@ -42,11 +42,15 @@ def _fingerprint_files(spark: SparkSession, ctx: DayContext, files: list[str]) -
     stats: dict[str, Any] = {}
     parsed_dir = ctx.path(PARSED)
     shutil.rmtree(parsed_dir, ignore_errors=True)
-    day = read_and_fingerprint(spark, files, ctx.cfg, ctx.day, parsed_dir)
+    buckets_dir = ctx.path(PARSE_BUCKETS)
+    day = read_and_fingerprint(spark, files, ctx.cfg, ctx.day, parsed_dir, buckets_dir)
     boiler: dict[str, HostLines] = {}
     if ctx.cfg.boilerplate.enabled:
-        boiler, stats["boilerplate"] = learn_boilerplate(ctx, day.docs)
-    repeats = day.repeats.rows if day.repeats.count else None
+        boiler, stats["boilerplate"] = learn_boilerplate(
+            spark.sparkContext, ctx, day.lines_dir, day.buckets, set(day.repeats.places)
+        )
+    shutil.rmtree(buckets_dir, ignore_errors=True)
+    repeats = day.repeats.places or None
     unprintable = write_documents(
         spark, ctx.cfg, files, parsed_dir, ctx.path(DOCS), repeats, ctx.path(REPEATS), boiler
     )

@@ -35,8 +35,8 @@ from pyspark.sql.pandas.types import to_arrow_schema
 from crawldedup.pipeline import schemas
 from crawldedup.pipeline.bucket_files import read_bucket, write_buckets
 from crawldedup.pipeline.context import DayContext
-from crawldedup.pipeline.day_input import PartWriter
 from crawldedup.pipeline.pair_scoring import SIDE_SCHEMA, score_id_batches
+from crawldedup.pipeline.part_files import PartWriter
 from crawldedup.pipeline.store_batches import store_batches
 from crawldedup.rules import Rule
 from crawldedup.stage_registry import CANDIDATES, DOCS, EARLIER_IDS, EARLIER_SIDES, SCORES

@@ -28,12 +28,12 @@ from crawldedup.core.cascade import Policy
 from crawldedup.core.duplicate_types import duplicate_type
 from crawldedup.pipeline import schemas
 from crawldedup.pipeline.context import DayContext, timed
-from crawldedup.pipeline.day_input import part_file
 from crawldedup.pipeline.decision_files import decide_files
 from crawldedup.pipeline.decisions import decide_all
 from crawldedup.pipeline.edition_groups import part_editions
 from crawldedup.pipeline.id_pair_scores import fetch_earlier, scores_of_id_files
 from crawldedup.pipeline.pair_scoring import score_pairs
+from crawldedup.pipeline.part_files import part_file
 from crawldedup.pipeline.store_batches import store_batches
 from crawldedup.pipeline.work_files import read_work
 from crawldedup.rules import Rule

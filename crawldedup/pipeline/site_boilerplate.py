@@ -9,16 +9,17 @@ publish stage, which adds them to the store.
 from __future__ import annotations
 
 import shutil
+import zlib
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
-from pyspark.sql import DataFrame
-from pyspark.sql.pandas.types import from_arrow_schema
+from pyspark import SparkContext
 
 from crawldedup.config import Config
 from crawldedup.core.boilerplate import (
@@ -32,7 +33,9 @@ from crawldedup.core.boilerplate import (
 )
 from crawldedup.ingest.readers import describe, is_environment_error
 from crawldedup.ingest.records import fingerprint_fields
+from crawldedup.pipeline.bucket_files import read_bucket, write_buckets
 from crawldedup.pipeline.context import DayContext
+from crawldedup.pipeline.part_files import PartWriter, part_file
 from crawldedup.pipeline.store_batches import store_batches, tuple_batches
 from crawldedup.retention import window_start
 from crawldedup.stage_registry import HOST_LINES, LINE_HOSTS
@@ -233,12 +236,46 @@ def write_line_hosts(ordinary: dict[str, list[str]], folder: Path) -> None:
     pq.write_table(table, folder / "part-00000.parquet")
 
 
+LINE_COLUMNS = ["host", "line_keys", "source", "position"]
+
+
+def write_line_buckets(docs: pa.Table, path: Path, buckets: int) -> None:
+    """A parse task's documents' hosts and line keys (``LINE_COLUMNS``) into its bucket
+    file, by host: every page of a host in one bucket."""
+    hosts = docs.column("host").to_pylist()
+    of = np.fromiter(
+        (zlib.crc32((h or "").encode("utf-8", "surrogatepass")) % buckets for h in hosts),
+        np.int64,
+        len(hosts),
+    )
+    write_buckets(docs.select(LINE_COLUMNS), path, of, buckets)
+
+
+def _without_repeats(
+    batches: Iterable[pa.RecordBatch], repeated: set[tuple[str, int]]
+) -> Iterator[pa.RecordBatch]:
+    """The batches without the rows of repeated ids' records (``(source, position)``)."""
+    for b in batches:
+        if repeated:
+            places = zip(
+                b.column("source").to_pylist(), b.column("position").to_pylist(), strict=True
+            )
+            b = b.filter(pa.array([p not in repeated for p in places], pa.bool_()))
+        yield b
+
+
 def learn_boilerplate(
-    ctx: DayContext, docs: DataFrame
+    sc: SparkContext,
+    ctx: DayContext,
+    lines_dir: str,
+    buckets: int,
+    repeated: set[tuple[str, int]],
 ) -> tuple[dict[str, HostLines], dict[str, Any]]:
     """Each host's boilerplate lines (for :func:`fingerprint_pages`), and their counts.
 
-    ``docs``: the day's documents' ``host`` and ``line_keys``.
+    ``lines_dir``: the parse tasks' bucket files of the day's documents' ``host`` and
+    ``line_keys`` (:func:`write_line_buckets`, ``buckets`` buckets); ``repeated``: the
+    places of the records whose id came earlier in the day (not counted).
 
     A line is boilerplate for a host when at least ``boilerplate.min_pages`` pages of the
     host (pages with the same set of lines count once) hold it, counted over this day
@@ -256,15 +293,25 @@ def learn_boilerplate(
     ``work/dt=D/line_hosts``, for the publish stage.
     """
     cfg, bp = ctx.cfg, ctx.cfg.boilerplate
-    # One shuffle puts every page of a host in one partition, counted there in Python
-    # with the earlier days' counts from the store (_tally_hosts).
+    # A Python task per bucket holds every page of its hosts, counted there with the
+    # earlier days' counts from the store (_tally_hosts): no Spark shuffle.
     store_url, day, batch = ctx.store, ctx.day, cfg.limits.store_batch_size
     since = window_start(day, cfg.index.keep_days)  # earlier days the index keeps
     min_pages = bp.min_pages
-    docs.select("host", "line_keys").repartition(cfg.spark.shuffle_partitions, "host").mapInArrow(
-        lambda it: _tally_hosts(it, store_url, day, batch, since, min_pages),
-        from_arrow_schema(_HOST_LINES),
-    ).write.mode("overwrite").parquet(ctx.path(HOST_LINES))
+    out_dir = ctx.folder(HOST_LINES)
+    shutil.rmtree(out_dir, ignore_errors=True)
+    out_dir.mkdir(parents=True)
+
+    def tally(parts: Iterable[int]) -> Iterator[int]:
+        for b in parts:
+            pages = _without_repeats(read_bucket(lines_dir, b), repeated)
+            out = PartWriter(part_file(out_dir, b), _HOST_LINES)
+            for counted in _tally_hosts(pages, store_url, day, batch, since, min_pages):
+                out.write(counted)
+            out.close()
+            yield b
+
+    sc.parallelize(range(buckets), buckets).mapPartitions(tally).collect()
     # The day's counts are a few hundred thousand rows: read here with pyarrow, not
     # grouped and joined by the JVM (two shuffles and a collect cost it more).
     total = pq.read_table(ctx.path(HOST_LINES), schema=_HOST_LINES)

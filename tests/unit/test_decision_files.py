@@ -15,9 +15,9 @@ from pyspark.sql.pandas.types import to_arrow_schema
 from crawldedup.config import Config
 from crawldedup.core.cascade import Policy
 from crawldedup.pipeline import schemas
-from crawldedup.pipeline.day_input import part_file
 from crawldedup.pipeline.decision_files import FileJob, _part, decide_file
 from crawldedup.pipeline.pair_scoring import _SCORES_ARROW
+from crawldedup.pipeline.part_files import part_file
 from crawldedup.store import open_store
 
 DAY = "2026-11-02"
