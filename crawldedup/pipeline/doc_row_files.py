@@ -26,6 +26,8 @@ from crawldedup.pipeline.store_batches import write_batches
 from crawldedup.stage_registry import DECISIONS, DOCS, GROUPS
 from crawldedup.store import Store
 
+RUN_ROWS = 50_000
+"""A task puts its documents' rows in sorted runs of about this many (their memory)."""
 _VERDICT_COLUMNS = ["verdict", "rule", "duplicate_of", "similarity", "measure", "type"]
 
 
@@ -77,17 +79,31 @@ def put_doc_rows(
     store_url, batch = ctx.store, ctx.cfg.limits.store_batch_size
     files = len(list(docs_dir.glob("*.parquet")))
 
+    def put(tables: list[pa.Table]) -> int:
+        table = pa.concat_tables(tables).sort_by("id")
+        return write_batches(
+            table.to_batches(max_chunksize=batch), store_url, batch, per_batch, counters
+        )
+
     def task(parts: Iterable[int]) -> Iterator[int]:
+        # The task's files' rows sorted together, up to RUN_ROWS at a time: each put
+        # lands next to the previous one in the store's key order (store_batches.
+        # write_partitions), where a sorted run per file spreads over the whole table.
         groups = read_groups(groups_dir)
+        held: list[pa.Table] = []
         for i in parts:
-            table = rows_of_file(
-                pq.ParquetFile(part_file(docs_dir, i)).read(),
-                pq.ParquetFile(part_file(dec_dir, i)).read(),
-                groups,
+            held.append(
+                rows_of_file(
+                    pq.ParquetFile(part_file(docs_dir, i)).read(),
+                    pq.ParquetFile(part_file(dec_dir, i)).read(),
+                    groups,
+                )
             )
-            yield write_batches(
-                table.to_batches(max_chunksize=batch), store_url, batch, per_batch, counters
-            )
+            if sum(t.num_rows for t in held) >= RUN_ROWS:
+                yield put(held)
+                held = []
+        if held:
+            yield put(held)
 
     sc = spark.sparkContext
     tasks = max(1, min(files, 2 * sc.defaultParallelism))
