@@ -140,6 +140,10 @@ class DayDocs:
     the ids of every file first, then the other columns of the files that hold a
     document asked for."""
 
+    MAX_ROWS = 200_000
+    """Rows kept from the files read; past it they are dropped before the next read (a
+    day of millions of documents is not held by one task)."""
+
     def __init__(self, docs_dir: str) -> None:
         self._paths = sorted(Path(docs_dir).glob("*.parquet"))
         self._file_of: dict[str, int] | None = None
@@ -154,6 +158,9 @@ class DayDocs:
                 for d in pq.ParquetFile(path).read(columns=["id"]).column("id").to_pylist()
             }
         wanted = set(ids)
+        if len(self._found) > self.MAX_ROWS:
+            self._found.clear()
+            self._read.clear()
         for n in sorted({self._file_of[d] for d in wanted} - self._read):
             t = pq.ParquetFile(self._paths[n]).read(
                 columns=["id", "raw_md5", "content_key", "tf", "url"]
