@@ -35,7 +35,13 @@ def key_bucket(key: str, buckets: int) -> int:
             return (int(head, 16) * buckets) >> 16
         except ValueError:
             pass
-    return zlib.crc32(key.encode("utf-8", "surrogatepass")) % buckets
+    return text_bucket(key, buckets)
+
+
+def text_bucket(text: str, buckets: int) -> int:
+    """The bucket of an id or a host: its crc32 (every task puts a value in the same
+    bucket)."""
+    return zlib.crc32(text.encode("utf-8", "surrogatepass")) % buckets
 
 
 def write_key_buckets(rows: pa.Table, folder: str, index: int, buckets: int) -> None:

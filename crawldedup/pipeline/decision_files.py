@@ -59,7 +59,17 @@ DECISIONS_ARROW = pa.schema(
     ]
 )
 
-_DOC_COLUMNS = ["id", "url", "fetched_at", "boilerplate_only", "paragraph_size", "paragraph_edges"]
+_DOC_COLUMNS = [
+    "id",
+    "url",
+    "fetched_at",
+    "boilerplate_only",
+    "paragraph_size",
+    "paragraph_edges",
+    "raw_md5",
+    "content_key",
+    "tf",
+]
 _MEASURES = [
     "similarity",
     "hamming",
@@ -232,8 +242,7 @@ def decide_file(
 ) -> list[DuplicateLink]:
     """Writes decisions file ``i``; returns its duplicates' links when editions are on.
     ``day_docs``: the task's reader of the day's targets (one per call when None)."""
-    docs_file = pq.ParquetFile(part_file(job.docs_dir, i))
-    docs = docs_file.read(columns=_DOC_COLUMNS).to_pydict()
+    docs = pq.ParquetFile(part_file(job.docs_dir, i)).read(columns=_DOC_COLUMNS).to_pydict()
     sizes = {
         d: (s, e)
         for d, s, e in zip(docs["id"], docs["paragraph_size"], docs["paragraph_edges"], strict=True)
@@ -256,11 +265,10 @@ def decide_file(
     today: dict[str, tuple[Sameness, str | None]] = {}
     types: dict[str, str] = {}
     if decided:
-        own = docs_file.read(columns=["id", "raw_md5", "content_key", "tf"]).to_pydict()
         mine = {
             d: Sameness(raw, content, tf)
             for d, raw, content, tf in zip(
-                own["id"], own["raw_md5"], own["content_key"], own["tf"], strict=True
+                docs["id"], docs["raw_md5"], docs["content_key"], docs["tf"], strict=True
             )
             if d in decided
         }

@@ -21,7 +21,7 @@ import pyarrow.parquet as pq
 from pyspark.sql import SparkSession
 
 from crawldedup.pipeline.context import DayContext
-from crawldedup.pipeline.part_files import part_file
+from crawldedup.pipeline.part_files import part_file, parts_alike
 from crawldedup.pipeline.store_batches import write_batches
 from crawldedup.stage_registry import DECISIONS, DOCS, GROUPS
 from crawldedup.store import Store
@@ -34,8 +34,7 @@ _VERDICT_COLUMNS = ["verdict", "rule", "duplicate_of", "similarity", "measure", 
 def decisions_by_docs_file(ctx: DayContext) -> bool:
     """Whether decisions file ``i`` holds the verdicts of docs file ``i`` (both folders'
     files named alike: the similarity stage decided from the files)."""
-    docs = {p.name for p in ctx.folder(DOCS).glob("*.parquet")}
-    return bool(docs) and docs == {p.name for p in ctx.folder(DECISIONS).glob("*.parquet")}
+    return parts_alike(ctx.folder(DECISIONS), ctx.folder(DOCS))
 
 
 def read_groups(folder: str) -> dict[str, str]:

@@ -9,7 +9,6 @@ parse keeps no document's raw text.
 
 from __future__ import annotations
 
-import zlib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,7 +21,7 @@ from pyspark.sql.pandas.types import to_arrow_schema
 
 from crawldedup.ingest.readers import read_file
 from crawldedup.pipeline import schemas
-from crawldedup.pipeline.bucket_files import read_bucket, write_buckets
+from crawldedup.pipeline.bucket_files import read_bucket, text_bucket, write_buckets
 
 
 def with_raw(batches: Iterable[pa.RecordBatch], max_record_bytes: int) -> Iterator[pa.RecordBatch]:
@@ -63,16 +62,20 @@ class Repeats:
 
 
 ID_COLUMNS = ["id", "source", "position", "has_fetched_at"]
-
-
-def id_bucket(doc_id: str, buckets: int) -> int:
-    return zlib.crc32(doc_id.encode("utf-8", "surrogatepass")) % buckets
+_ID_SCHEMA = pa.schema(
+    [
+        ("id", pa.string()),
+        ("source", pa.string()),
+        ("position", pa.int64()),
+        ("has_fetched_at", pa.bool_()),
+    ]
+)
 
 
 def write_id_buckets(docs: pa.Table, path: Path, buckets: int) -> None:
     """A parse task's documents' ``ID_COLUMNS`` into its bucket file, by id."""
     ids = docs.column("id").to_pylist()
-    of = np.fromiter((id_bucket(i, buckets) for i in ids), np.int64, len(ids))
+    of = np.fromiter((text_bucket(i, buckets) for i in ids), np.int64, len(ids))
     write_buckets(docs.select(ID_COLUMNS), path, of, buckets)
 
 
@@ -97,9 +100,9 @@ def find_repeats(sc: SparkContext, ids_dir: str, buckets: int) -> Repeats:
     (normally few) come back to the driver."""
 
     def task(parts: Iterable[int]) -> Iterator[tuple[str, int, bool, str]]:
-        schema = pa.schema([(n, _ID_TYPES[n]) for n in ID_COLUMNS])
         for b in parts:
-            yield from repeats_of_bucket(pa.Table.from_batches(read_bucket(ids_dir, b), schema))
+            rows = pa.Table.from_batches(read_bucket(ids_dir, b), _ID_SCHEMA)
+            yield from repeats_of_bucket(rows)
 
     found = sorted(sc.parallelize(range(buckets), buckets).mapPartitions(task).collect())
     return Repeats(
@@ -107,14 +110,6 @@ def find_repeats(sc: SparkContext, ids_dir: str, buckets: int) -> Repeats:
         ids=[i for _, _, _, i in found],
         missing_fetched_at=sum(not f for _, _, f, _ in found),
     )
-
-
-_ID_TYPES = {
-    "id": pa.string(),
-    "source": pa.string(),
-    "position": pa.int64(),
-    "has_fetched_at": pa.bool_(),
-}
 
 
 def repeats_quarantine(

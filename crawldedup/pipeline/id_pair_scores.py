@@ -20,7 +20,6 @@ cost a day of 16,500 documents about two CPU seconds of the driver: docs/benchma
 from __future__ import annotations
 
 import shutil
-import zlib
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
@@ -33,7 +32,7 @@ from pyspark.sql import SparkSession
 from pyspark.sql.pandas.types import to_arrow_schema
 
 from crawldedup.pipeline import schemas
-from crawldedup.pipeline.bucket_files import read_bucket, write_buckets
+from crawldedup.pipeline.bucket_files import read_bucket, text_bucket, write_buckets
 from crawldedup.pipeline.context import DayContext
 from crawldedup.pipeline.pair_scoring import SIDE_SCHEMA, score_id_batches
 from crawldedup.pipeline.part_files import PartWriter
@@ -102,10 +101,6 @@ def pairs_of_file(cands: pa.Table) -> pa.Table:
     return rest.select(_PAIR_COLUMNS).group_by(_PAIR_COLUMNS, use_threads=False).aggregate([])
 
 
-def id_bucket(cand_id: str, buckets: int) -> int:
-    return zlib.crc32(cand_id.encode("utf-8", "surrogatepass")) % buckets
-
-
 def scores_of_id_files(spark: SparkSession, ctx: DayContext, counters: dict[str, Any]) -> None:
     """Writes work/earlier_sides and work/scores (see the module's docstring)."""
     cfg, day = ctx.cfg, ctx.day
@@ -124,7 +119,7 @@ def scores_of_id_files(spark: SparkSession, ctx: DayContext, counters: dict[str,
             pairs = pairs_of_file(pq.read_table(path, columns=["rule", *_PAIR_COLUMNS]))
             earlier = pairs.filter(pc.not_equal(pairs.column("cand_day"), day))
             ids = pc.unique(earlier.column("cand_id"))
-            of = np.fromiter((id_bucket(x, buckets) for x in ids.to_pylist()), np.int64, len(ids))
+            of = np.fromiter((text_bucket(x, buckets) for x in ids.to_pylist()), np.int64, len(ids))
             table = pa.Table.from_arrays([ids], schema=_IDS_ARROW)
             write_buckets(table, Path(ids_dir) / f"part-{i:05d}.parquet", of, buckets)
             yield len(ids)

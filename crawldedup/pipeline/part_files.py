@@ -15,6 +15,13 @@ def part_file(folder: str | Path, index: int) -> Path:
     return Path(folder) / f"part-{index:05d}.parquet"
 
 
+def parts_alike(folder: Path, other: Path) -> bool:
+    """Whether two folders hold part files of the same names (part ``i`` of one beside
+    part ``i`` of the other), at least one."""
+    names = {p.name for p in folder.glob("*.parquet")}
+    return bool(names) and names == {p.name for p in other.glob("*.parquet")}
+
+
 class PartWriter:
     """One Parquet part file written by a task: under a hidden name (which Spark's
     readers skip) until ``close()`` renames it, so a retried or speculative task

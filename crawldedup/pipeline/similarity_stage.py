@@ -33,7 +33,7 @@ from crawldedup.pipeline.decisions import decide_all
 from crawldedup.pipeline.edition_groups import part_editions
 from crawldedup.pipeline.id_pair_scores import fetch_earlier, scores_of_id_files
 from crawldedup.pipeline.pair_scoring import score_pairs
-from crawldedup.pipeline.part_files import part_file
+from crawldedup.pipeline.part_files import parts_alike
 from crawldedup.pipeline.store_batches import store_batches
 from crawldedup.pipeline.work_files import read_work
 from crawldedup.rules import Rule
@@ -189,9 +189,7 @@ def files_aligned(ctx: DayContext) -> bool:
     (``decision_files``), else in Spark (:func:`decide_in_spark`)."""
     if ctx.cfg.cascade.needs_cosine:
         return False
-    docs = len(list(ctx.folder(DOCS).glob("*.parquet")))
-    names = {p.name for p in ctx.folder(CANDIDATES).glob("*.parquet")}
-    return names == {part_file("", i).name for i in range(max(1, docs))}
+    return parts_alike(ctx.folder(CANDIDATES), ctx.folder(DOCS))
 
 
 def decide_in_spark(

@@ -9,7 +9,6 @@ publish stage, which adds them to the store.
 from __future__ import annotations
 
 import shutil
-import zlib
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -33,7 +32,7 @@ from crawldedup.core.boilerplate import (
 )
 from crawldedup.ingest.readers import describe, is_environment_error
 from crawldedup.ingest.records import fingerprint_fields
-from crawldedup.pipeline.bucket_files import read_bucket, write_buckets
+from crawldedup.pipeline.bucket_files import read_bucket, text_bucket, write_buckets
 from crawldedup.pipeline.context import DayContext
 from crawldedup.pipeline.part_files import PartWriter, part_file
 from crawldedup.pipeline.store_batches import store_batches, tuple_batches
@@ -244,7 +243,7 @@ def write_line_buckets(docs: pa.Table, path: Path, buckets: int) -> None:
     file, by host: every page of a host in one bucket."""
     hosts = docs.column("host").to_pylist()
     of = np.fromiter(
-        (zlib.crc32((h or "").encode("utf-8", "surrogatepass")) % buckets for h in hosts),
+        (text_bucket(h or "", buckets) for h in hosts),
         np.int64,
         len(hosts),
     )

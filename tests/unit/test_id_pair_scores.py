@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pyarrow as pa
 
-from crawldedup.pipeline.id_pair_scores import id_bucket, pairs_of_file
+from crawldedup.pipeline.bucket_files import text_bucket as id_bucket
+from crawldedup.pipeline.id_pair_scores import pairs_of_file
 
 DAY = "2026-11-03"
 

@@ -8,8 +8,8 @@ from pathlib import Path
 import pyarrow as pa
 
 from crawldedup.pipeline.bucket_files import read_bucket
+from crawldedup.pipeline.bucket_files import text_bucket as id_bucket
 from crawldedup.pipeline.duplicate_ids import (
-    id_bucket,
     repeats_of_bucket,
     write_id_buckets,
 )
