@@ -9,8 +9,8 @@ work/candidates (a file per docs file, or per partition by id). From those files
 2. each bucket's distinct ids are fetched from the store once (batched multi-gets) into
    a file of work/earlier_sides;
 3. each file's pairs are scored (``pair_scoring.score_id_batches``: the day's sides from
-   work/docs and the earlier days' from work/earlier_sides, read once per worker) into a
-   file of work/scores.
+   work/docs and the earlier days' from work/earlier_sides, those its task's pairs name)
+   into a file of work/scores.
 
 A candidate many documents share is fetched once a day, as a Spark ``distinct`` would; the
 JVM neither joins, deduplicates nor converts the pairs (the Spark road these jobs replace
@@ -147,15 +147,21 @@ def scores_of_id_files(spark: SparkSession, ctx: DayContext, counters: dict[str,
     today, earlier, schema = ctx.path(DOCS), str(sides_dir), to_arrow_schema(schemas.PAIR_SCORES)
 
     def score(items: Iterable[tuple[int, str]]) -> Iterator[int]:
-        for i, path in items:
-            pairs = pairs_of_file(pq.read_table(path, columns=["rule", *_PAIR_COLUMNS]))
+        # The task's pairs first: its sides are read for the ids they name, once.
+        given = [
+            (i, pairs_of_file(pq.read_table(path, columns=["rule", *_PAIR_COLUMNS])))
+            for i, path in items
+        ]
+        batches = [b for _, pairs in given for b in pairs.to_batches()]
+        scored = score_id_batches(batches, day, today, earlier, k, schema)
+        for i, pairs in given:
             out = PartWriter(Path(scores_dir) / f"part-{i:05d}.parquet", schema)
             n = 0
-            if pairs.num_rows:
-                given = iter(pairs.to_batches())
-                for scored in score_id_batches(given, day, today, earlier, k, schema):
-                    out.write(scored)
-                    n += scored.num_rows
+            for b in pairs.to_batches():
+                if b.num_rows:
+                    done = next(scored)
+                    out.write(done)
+                    n += done.num_rows
             out.close()
             yield n
 

@@ -8,10 +8,11 @@ output):
 
 - Pairs of ids (``score_id_batches``; without the cosine). A document has tens of
   candidate pairs, so joining its sketch (1 KB) to every pair moves tens of copies of it
-  through a shuffle and through Arrow into Python. Instead, each Python worker reads the
-  sides once, columnar — the day's ``work/docs`` and the earlier days' candidates fetched
-  from the store (``work/earlier_sides``) — into one (documents × width) array of padded
-  sketches (``Sides``), and every Arrow batch of pairs gathers its rows by index. The
+  through a shuffle and through Arrow into Python. Instead, each task reads the sides of
+  the ids its pairs name, columnar — from the day's ``work/docs`` and the earlier days'
+  candidates fetched from the store (``work/earlier_sides``) — into one (documents ×
+  width) array of padded sketches (``Sides``), and every Arrow batch of pairs gathers its
+  rows by index. The
   work folder must be readable where the executors run, as the Bloom stage's partitioned
   filters already require (one home on a shared file system).
 - Pairs with both sides joined (``score_pairs``; the cosine path,
@@ -22,7 +23,6 @@ output):
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -92,7 +92,7 @@ def _scores(
     )
 
 
-# Pairs of ids: the sides read once per worker.
+# Pairs of ids: the sides of the ids a task's pairs name.
 
 # Hex digit (ASCII code) -> its value; both cases, as bytes.fromhex accepts.
 _NIBBLE = np.zeros(256, dtype=np.uint8)
@@ -241,25 +241,17 @@ def sides_of(today: pa.Table, earlier: pa.Table, k: int) -> Sides:
     )
 
 
-def _stamp(folder: str) -> tuple[str, tuple[tuple[str, int, int], ...]]:
-    """A folder's identity for the cache: its files' names, mtimes and sizes."""
-    stats = sorted((e.name, e.stat()) for e in os.scandir(folder))
-    return folder, tuple((name, st.st_mtime_ns, st.st_size) for name, st in stats)
-
-
-_CACHE: dict[tuple[object, ...], Sides] = {}
-
-
-def load_sides(today: str, earlier: str, k: int) -> Sides:
-    """The sides of the day's documents and the earlier days' candidates (Parquet
-    folders), read once per worker process for the same files (a rerun rewrites them,
-    and so is read anew)."""
-    key = (_stamp(today), _stamp(earlier), k)
-    if key not in _CACHE:
-        _CACHE.clear()  # one day's sides at a time
-        tables = [pq.read_table(Path(p), columns=SIDE_COLUMNS) for p in (today, earlier)]
-        _CACHE[key] = sides_of(tables[0], tables[1], k)
-    return _CACHE[key]
+def load_sides(today: str, earlier: str, k: int, ids: pa.Array) -> Sides:
+    """The sides of the given ``ids`` among the day's documents and the earlier days'
+    candidates (Parquet folders): a task reads the two folders, keeps the rows of the
+    pairs it scores, and decodes only those (a day's task scores a few of its files; the
+    whole day's sketches and URLs, decoded in each task, were most of its time)."""
+    wanted = pc.unique(ids)
+    tables = []
+    for folder in (today, earlier):
+        table = pq.read_table(Path(folder), columns=SIDE_COLUMNS)
+        tables.append(table.filter(pc.is_in(table.column("id"), wanted)))
+    return sides_of(tables[0], tables[1], k)
 
 
 def score_id_batch(
@@ -290,19 +282,21 @@ def score_id_batch(
 
 
 def score_id_batches(
-    batches: Iterator[pa.RecordBatch],
+    batches: list[pa.RecordBatch],
     day: str,
     today: str,
     earlier: str,
     k: int,
     schema: pa.Schema,
 ) -> Iterator[pa.RecordBatch]:
-    """:func:`score_id_batch` of every batch; the sides are read on the first."""
-    sides: Sides | None = None
+    """:func:`score_id_batch` of every batch, against the sides of the ids they name."""
+    batches = [b for b in batches if b.num_rows]
+    if not batches:
+        return
+    ids = pa.chunked_array([b.column(n) for b in batches for n in ("id", "cand_id")])
+    sides = load_sides(today, earlier, k, ids.combine_chunks())
     for b in batches:
-        if b.num_rows:
-            sides = sides or load_sides(today, earlier, k)
-            yield score_id_batch(b, day, sides, k, schema)
+        yield score_id_batch(b, day, sides, k, schema)
 
 
 # Pairs with both sides joined: the cosine path.
