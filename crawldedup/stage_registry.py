@@ -63,6 +63,7 @@ REPORT_PAGE = Data("reports/dt=D/index.html", "home")
 PARSED = Data("parsed", "work")
 REPEATS = Data("repeats", "work")
 PARSE_BUCKETS = Data("parse_buckets", "work")
+PARSE_QUARANTINE = Data("parse_quarantine", "work")
 KEY_BUCKETS = Data("key_buckets", "work")
 SAME_DAY = Data("same_day", "work")
 RELEVANCE_PAGES = Data("relevance/pages", "work")
@@ -138,7 +139,7 @@ STAGES: tuple[Stage, ...] = (
         reads=_fixed(INPUT, EARLIER_DAYS),
         writes=(DOCS, QUARANTINE, HOST_LINES, LINE_HOSTS, stats_of("fingerprint")),
         enabled=_always,
-        scratch=(PARSED, REPEATS, PARSE_BUCKETS),
+        scratch=(PARSED, REPEATS, PARSE_BUCKETS, PARSE_QUARANTINE),
         doc="Reads `dt=D/` (JSON Lines, Parquet, WARC), quarantines bad records, learns the "
         "hosts' boilerplate lines, normalizes and computes the keys, SimHash and MinHash "
         "→ `work/dt=D/docs`.",

@@ -1,27 +1,28 @@
 """The day's files read into documents and quarantine entries, fingerprinted on the way.
 
-One task per input file. A task parses, extracts and fingerprints its file's records
-in Python, writes its documents' wide columns (texts, term vectors, sketches) to
-``work/dt=D/parsed/part-NNNNN.parquet`` itself, its documents' ids and places (repeated
-ids) and hosts and line keys (boilerplate) to its bucket files, which Python tasks read
-back by bucket, and hands the JVM as Arrow record batches (``mapInArrow``) only what
-the counts and the quarantine need. The JVM never carries a page's text or lines. A
-record or file that cannot be read is a quarantine row,
-never a failed day; only a failure of the machine or the install fails the run.
+One Python task per input file. A task parses and extracts its file's records, writes
+its documents' wide columns (texts, line keys) to ``work/dt=D/parsed/part-NNNNN.parquet``,
+its documents' ids and places (repeated ids) and hosts and line keys (boilerplate) to its
+bucket files, which Python tasks read back by bucket, and its quarantine entries to a
+part file of ``work/dt=D/parse_quarantine``; the driver gets only the counts. No row goes
+through the JVM, and a day runs no Spark SQL until something is quarantined. A record or
+file that cannot be read is a quarantine row, never a failed day; only a failure of the
+machine or the install fails the run.
 """
 
 from __future__ import annotations
 
 import shutil
-from collections.abc import Iterator
-from dataclasses import asdict, dataclass
+from collections import Counter
+from collections.abc import Iterable, Iterator
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
 import pyarrow.compute as pc
+import pyarrow.parquet as pq
 from pyspark.sql import DataFrame, SparkSession
-from pyspark.sql import functions as F
 from pyspark.sql.pandas.types import to_arrow_schema
 from pyspark.sql.types import ArrayType, StringType, StructField, StructType
 
@@ -61,13 +62,11 @@ PARSED = StructType(
 )
 # What a parse task writes of its documents: work/docs' columns and the page columns.
 WIDE_COLUMNS = [n for n in schemas.DOCS.fieldNames() if n != "raw"] + PAGE_COLUMNS
-# What it hands the JVM of every row: the day-wide steps' columns and the quarantine's.
-_NARROW_NAMES = ["kind", "id", "source", "position", "has_fetched_at"]
 # What it writes of its documents to its bucket files (repeated ids, boilerplate).
 PAGE_PLACES = ["id", "source", "position", "has_fetched_at", "host", "line_keys"]
-NARROW = StructType(
-    [PARSED[n] for n in _NARROW_NAMES] + [PARSED[f.name] for f in _Q_ONLY] + [PARSED["raw"]]
-)
+# What it writes of its quarantine entries.
+_QUARANTINE_NAMES = schemas.QUARANTINE.fieldNames()
+_QUARANTINE_ARROW = to_arrow_schema(schemas.QUARANTINE)
 BATCH_ROWS = 1000
 RAW_KEY = "_raw"  # a document row's raw record, in Python only
 
@@ -163,52 +162,75 @@ def _file_batches(path: str, cfg: Config, day: str, schema: pa.Schema) -> Iterat
         yield _to_batch(rows, schema)
 
 
-def _prepare_batches(
-    batches: Iterator[pa.RecordBatch],
+@dataclass
+class FileTally:
+    """What a parse task found in its files: documents (and those without a fetch
+    time), and quarantine entries by reason."""
+
+    documents: int = 0
+    missing_fetched_at: int = 0
+    quarantined: Counter[str] = field(default_factory=Counter)
+
+    def add(self, other: FileTally) -> None:
+        self.documents += other.documents
+        self.missing_fetched_at += other.missing_fetched_at
+        self.quarantined.update(other.quarantined)
+
+
+def _parse_files(
+    items: Iterable[tuple[int, str]],
     cfg: Config,
     day: str,
-    parsed_dir: str,
-    buckets_dir: str,
+    dirs: tuple[str, str, str],
     buckets: int,
-) -> Iterator[pa.RecordBatch]:
-    """Each input file's parse: its documents' wide columns to its part file in
-    ``parsed_dir``, their ids and places, and their hosts and line keys, to its bucket
-    files in ``buckets_dir`` (``ids``, ``lines``), every row's narrow columns (``NARROW``)
-    to the JVM."""
+) -> Iterator[FileTally]:
+    """Each input file's parse: its documents' wide columns to its part file in the
+    parsed folder, their ids and places, and their hosts and line keys, to its bucket
+    files (``ids``, ``lines``), its quarantine entries to its part file in the
+    quarantine folder (when it has any); its tally to the driver. ``dirs``: the
+    parsed, bucket and quarantine folders."""
+    parsed_dir, buckets_dir, quarantine_dir = dirs
     schema = to_arrow_schema(PARSED)
     wide = pa.schema([schema.field(n) for n in WIDE_COLUMNS])
-    narrow = [f.name for f in NARROW.fields]
-    for batch in batches:
-        for index, path in zip(
-            batch.column("i").to_pylist(), batch.column("path").to_pylist(), strict=True
-        ):
-            out = PartWriter(part_file(parsed_dir, index), wide)
-            found: list[pa.RecordBatch] = []
-            for parsed in _file_batches(path, cfg, day, schema):
-                documents = parsed.filter(pc.equal(parsed.column("kind"), "d"))
-                out.write(documents.select(WIDE_COLUMNS))
-                found.append(documents.select(PAGE_PLACES))
-                yield parsed.select(narrow)
-            out.close()
-            places = pa.Table.from_batches(found, pa.schema([schema.field(n) for n in PAGE_PLACES]))
-            write_id_buckets(places, part_file(Path(buckets_dir) / "ids", index), buckets)
-            write_line_buckets(places, part_file(Path(buckets_dir) / "lines", index), buckets)
+    for index, path in items:
+        out = PartWriter(part_file(parsed_dir, index), wide)
+        found: list[pa.RecordBatch] = []
+        held: list[pa.RecordBatch] = []
+        tally = FileTally()
+        for parsed in _file_batches(path, cfg, day, schema):
+            is_document = pc.equal(parsed.column("kind"), "d")
+            documents = parsed.filter(is_document)
+            out.write(documents.select(WIDE_COLUMNS))
+            found.append(documents.select(PAGE_PLACES))
+            tally.documents += documents.num_rows
+            missing = pc.sum(pc.invert(documents.column("has_fetched_at"))).as_py()
+            tally.missing_fetched_at += missing or 0
+            entries = parsed.filter(pc.invert(is_document))
+            if entries.num_rows:
+                tally.quarantined.update(entries.column("reason").to_pylist())
+                held.append(entries.select(_QUARANTINE_NAMES).cast(_QUARANTINE_ARROW))
+        out.close()
+        places = pa.Table.from_batches(found, pa.schema([schema.field(n) for n in PAGE_PLACES]))
+        write_id_buckets(places, part_file(Path(buckets_dir) / "ids", index), buckets)
+        write_line_buckets(places, part_file(Path(buckets_dir) / "lines", index), buckets)
+        if held:
+            pq.write_table(pa.Table.from_batches(held), part_file(quarantine_dir, index))
+        yield tally
 
 
 @dataclass
 class DayParse:
-    """The day's quarantine entries and the places of its documents' hosts and line keys,
-    and their counts, taken from the cached parse itself: no output is read back to
-    count it."""
+    """The day's parse: where its line buckets and quarantine entries are, and its
+    counts, from the parse tasks' tallies (no output is read back to count it)."""
 
     lines_dir: str  # the line bucket files (site_boilerplate.learn_boilerplate)
     buckets: int
-    quarantined: DataFrame
     documents: int
     missing_fetched_at: int
     quarantined_by_reason: dict[str, int]
     repeats: Repeats
-    _parsed: DataFrame  # the cached narrow parse
+    quarantine_dir: str  # the parse's quarantine entries, a part file per input file
+    parse_quarantined: bool  # whether the parse quarantined anything
 
     @property
     def records_in(self) -> int:
@@ -219,9 +241,17 @@ class DayParse:
         self.documents -= n
         self.quarantined_by_reason[reason] = self.quarantined_by_reason.get(reason, 0) + n
 
+    def quarantined(self, spark: SparkSession, max_record_bytes: int) -> DataFrame:
+        """The quarantine entries of the parse and of the repeated ids (QUARANTINE)."""
+        if self.parse_quarantined:
+            found = spark.read.schema(schemas.QUARANTINE).parquet(self.quarantine_dir)
+        else:
+            found = spark.createDataFrame([], schemas.QUARANTINE)
+        return repeats_quarantine(spark, found, self.repeats, max_record_bytes)
+
     def release(self) -> None:
-        """Drop the cached parse, once the quarantine is written."""
-        self._parsed.unpersist()
+        """Drop the parse's quarantine part files, once the quarantine is written."""
+        shutil.rmtree(self.quarantine_dir, ignore_errors=True)
 
 
 def read_and_fingerprint(
@@ -231,53 +261,49 @@ def read_and_fingerprint(
     day: str,
     parsed_dir: str,
     buckets_dir: str | None = None,
+    quarantine_dir: str | None = None,
 ) -> DayParse:
-    """The given files read, fingerprinted and split; one task per file.
+    """The given files read and split; one Python task per file, no row through the JVM.
 
     File i's documents' wide columns go to ``part_file(parsed_dir, i)`` (all its
     documents, repeated ids included), their ids and places and their hosts and line
     keys to its bucket files under ``buckets_dir`` (``parsed_dir`` + ``.buckets`` when
-    None). The repeated ids are found from the id buckets (``duplicate_ids``: the
-    repeats join the quarantine); the boilerplate pass counts the line buckets. The
-    narrow parse is cached so that parsing runs once for the quarantine and the counts;
-    the caller calls ``release()`` once the quarantine is written.
+    None), its quarantine entries to ``part_file(quarantine_dir, i)`` (``parsed_dir`` +
+    ``.quarantine`` when None; owner-only: they hold raw records). The repeated ids are
+    found from the id buckets (``duplicate_ids``: the repeats join the quarantine); the
+    boilerplate pass counts the line buckets. The caller calls ``release()`` once the
+    quarantine is written.
     """
     sc = spark.sparkContext
     buckets_dir = buckets_dir or f"{parsed_dir}.buckets"
+    quarantine_dir = quarantine_dir or f"{parsed_dir}.quarantine"
     buckets = cfg.spark.shuffle_partitions
     Path(parsed_dir).mkdir(parents=True, exist_ok=True)
-    shutil.rmtree(buckets_dir, ignore_errors=True)
+    for folder in (buckets_dir, quarantine_dir):
+        shutil.rmtree(folder, ignore_errors=True)
     for sub in ("ids", "lines"):
         (Path(buckets_dir) / sub).mkdir(parents=True)
-    paths = spark.createDataFrame(
-        sc.parallelize(list(enumerate(files)), len(files)), "i int, path string"
-    )
-    parsed = paths.mapInArrow(
-        lambda it: _prepare_batches(it, cfg, day, parsed_dir, buckets_dir, buckets), NARROW
-    ).persist()
-    # The first job parses the day into the cache and counts it.
-    tally = (
-        parsed.groupBy("kind", "reason")
-        .agg(
-            F.count(F.lit(1)).alias("n"),
-            F.count(F.when(~F.col("has_fetched_at"), 1)).alias("missing"),
-        )
+    Path(quarantine_dir).mkdir(mode=0o700, parents=True)
+    dirs = (parsed_dir, buckets_dir, quarantine_dir)
+    tallies = (
+        sc.parallelize(list(enumerate(files)), len(files))
+        .mapPartitions(lambda it: _parse_files(it, cfg, day, dirs, buckets))
         .collect()
     )
-    quarantined = parsed.filter(F.col("kind") == "q").select(*schemas.QUARANTINE.fieldNames())
+    tally = FileTally()
+    for t in tallies:
+        tally.add(t)
     repeats = find_repeats(sc, str(Path(buckets_dir) / "ids"), buckets)
-    quarantined = repeats_quarantine(spark, quarantined, repeats, cfg.limits.max_record_bytes)
-    by_reason = {r["reason"]: int(r["n"]) for r in tally if r["kind"] == "q"}
+    by_reason = dict(tally.quarantined)
     if repeats.count:
         by_reason["duplicate_id"] = by_reason.get("duplicate_id", 0) + repeats.count
-    parsed_docs = [r for r in tally if r["kind"] == "d"]
     return DayParse(
         lines_dir=str(Path(buckets_dir) / "lines"),
         buckets=buckets,
-        quarantined=quarantined,
-        documents=sum(int(r["n"]) for r in parsed_docs) - repeats.count,
-        missing_fetched_at=sum(int(r["missing"]) for r in parsed_docs) - repeats.missing_fetched_at,
+        documents=tally.documents - repeats.count,
+        missing_fetched_at=tally.missing_fetched_at - repeats.missing_fetched_at,
         quarantined_by_reason=by_reason,
         repeats=repeats,
-        _parsed=parsed,
+        quarantine_dir=quarantine_dir,
+        parse_quarantined=bool(tally.quarantined),
     )

@@ -25,7 +25,7 @@ from crawldedup.pipeline.day_documents import write_documents
 from crawldedup.pipeline.day_input import read_and_fingerprint
 from crawldedup.pipeline.quarantine_files import write_empty_quarantine, write_quarantine
 from crawldedup.pipeline.site_boilerplate import forget_line_counts, learn_boilerplate
-from crawldedup.stage_registry import DOCS, PARSE_BUCKETS, PARSED, REPEATS
+from crawldedup.stage_registry import DOCS, PARSE_BUCKETS, PARSE_QUARANTINE, PARSED, REPEATS
 
 
 def _write_no_documents(folder: Path) -> None:
@@ -43,7 +43,9 @@ def _fingerprint_files(spark: SparkSession, ctx: DayContext, files: list[str]) -
     parsed_dir = ctx.path(PARSED)
     shutil.rmtree(parsed_dir, ignore_errors=True)
     buckets_dir = ctx.path(PARSE_BUCKETS)
-    day = read_and_fingerprint(spark, files, ctx.cfg, ctx.day, parsed_dir, buckets_dir)
+    day = read_and_fingerprint(
+        spark, files, ctx.cfg, ctx.day, parsed_dir, buckets_dir, ctx.path(PARSE_QUARANTINE)
+    )
     boiler: dict[str, HostLines] = {}
     if ctx.cfg.boilerplate.enabled:
         boiler, stats["boilerplate"] = learn_boilerplate(
@@ -54,12 +56,13 @@ def _fingerprint_files(spark: SparkSession, ctx: DayContext, files: list[str]) -
     unprintable = write_documents(
         spark, ctx.cfg, files, parsed_dir, ctx.path(DOCS), repeats, ctx.path(REPEATS), boiler
     )
-    quarantined = day.quarantined
     if unprintable:  # pages whose fingerprinting raised (a bug): quarantined, not lost
-        late = spark.createDataFrame(unprintable, schemas.QUARANTINE)
-        quarantined = quarantined.unionByName(late)
         day.add_quarantined("bad_record", len(unprintable))
     if day.quarantined_by_reason:
+        quarantined = day.quarantined(spark, ctx.cfg.limits.max_record_bytes)
+        if unprintable:
+            late = spark.createDataFrame(unprintable, schemas.QUARANTINE)
+            quarantined = quarantined.unionByName(late)
         write_quarantine(quarantined, ctx.quarantine_dir)
     else:  # nothing quarantined (the parse's tally says so): the folder alone, no Spark job
         write_empty_quarantine(ctx.quarantine_dir)
