@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from crawldedup.cli.parser import UsageError, _context
 from crawldedup.cli.read_commands import _existing_store
@@ -15,26 +15,6 @@ from crawldedup.config import Config
 if TYPE_CHECKING:
     from crawldedup.retention import Forgotten
     from crawldedup.store import Store
-
-
-def add_forget_parser(sub: argparse._SubParsersAction[Any]) -> None:
-    from crawldedup.cli.parser import _day, add_common_options
-
-    f = sub.add_parser(
-        "forget",
-        help="take days, or one host's pages, out of the index (published verdicts stay)",
-    )
-    what = f.add_mutually_exclusive_group(required=True)
-    what.add_argument("--from", dest="first", type=_day, metavar="DATE", help="first day")
-    what.add_argument("--host", default=None, help="every page of this host, every day")
-    f.add_argument("--to", dest="last", type=_day, metavar="DATE", help="last day (default --from)")
-    act = f.add_mutually_exclusive_group()
-    act.add_argument(
-        "--dry-run", action="store_true", help="print what would go (rows, cells, bytes)"
-    )
-    act.add_argument("--yes", action="store_true", help="forget; without it nothing is removed")
-    f.add_argument("--log", action="store_true", help="print the store's log of forgets")
-    add_common_options(f)
 
 
 def cmd_forget(args: argparse.Namespace, cfg: Config) -> int:

@@ -188,10 +188,26 @@ def build_parser() -> argparse.ArgumentParser:
     rv.add_argument("--top", type=int, default=10)
     common(rv)
 
-    from crawldedup.cli.forget_command import add_forget_parser
-
     add_forget_parser(sub)
     return p
+
+
+def add_forget_parser(sub: argparse._SubParsersAction[Any]) -> None:
+    f = sub.add_parser(
+        "forget",
+        help="take days, or one host's pages, out of the index (published verdicts stay)",
+    )
+    what = f.add_mutually_exclusive_group(required=True)
+    what.add_argument("--from", dest="first", type=_day, metavar="DATE", help="first day")
+    what.add_argument("--host", default=None, help="every page of this host, every day")
+    f.add_argument("--to", dest="last", type=_day, metavar="DATE", help="last day (default --from)")
+    act = f.add_mutually_exclusive_group()
+    act.add_argument(
+        "--dry-run", action="store_true", help="print what would go (rows, cells, bytes)"
+    )
+    act.add_argument("--yes", action="store_true", help="forget; without it nothing is removed")
+    f.add_argument("--log", action="store_true", help="print the store's log of forgets")
+    add_common_options(f)
 
 
 def _config(args: argparse.Namespace) -> Config:
