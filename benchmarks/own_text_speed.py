@@ -23,11 +23,16 @@ import argparse
 import datetime as dt
 import gzip
 import json
+import os
 import random
 import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
+
+# One BLAS thread, as Spark gives its Python workers, set before numpy loads: OpenBLAS
+# otherwise spins a thread per core after each small matrix product, doubling CPU time.
+os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 ROOT = Path(__file__).resolve().parent.parent
 CACHE = Path.home() / ".cache/crawldedup/realtext"
