@@ -8,7 +8,7 @@ work/candidates (a file per docs file, or per partition by id). From those files
    candidates, split into buckets by id (:mod:`crawldedup.pipeline.bucket_files`);
 2. each bucket's distinct ids are fetched from the store once (batched multi-gets) into
    a file of work/earlier_sides;
-3. each file's pairs are scored (``pair_scoring.score_id_batches``: the day's sides from
+3. each file's pairs are scored (``pair_scoring.score_id_batch``: the day's sides from
    work/docs and the earlier days' from work/earlier_sides, those its task's pairs name)
    into a file of work/scores.
 
@@ -34,7 +34,7 @@ from pyspark.sql.pandas.types import to_arrow_schema
 from crawldedup.pipeline import schemas
 from crawldedup.pipeline.bucket_files import read_bucket, text_bucket, write_buckets
 from crawldedup.pipeline.context import DayContext
-from crawldedup.pipeline.pair_scoring import SIDE_SCHEMA, score_id_batches
+from crawldedup.pipeline.pair_scoring import SIDE_SCHEMA, load_sides, score_id_batch
 from crawldedup.pipeline.part_files import PartWriter
 from crawldedup.pipeline.store_batches import store_batches
 from crawldedup.rules import Rule
@@ -152,16 +152,16 @@ def scores_of_id_files(spark: SparkSession, ctx: DayContext, counters: dict[str,
             (i, pairs_of_file(pq.read_table(path, columns=["rule", *_PAIR_COLUMNS])))
             for i, path in items
         ]
-        batches = [b for _, pairs in given for b in pairs.to_batches()]
-        scored = score_id_batches(batches, day, today, earlier, k, schema)
-        for i, pairs in given:
+        pairs = [p for _, p in given if p.num_rows]
+        sides = load_sides(today, earlier, k, pairs) if pairs else None
+        for i, file_pairs in given:
             out = PartWriter(Path(scores_dir) / f"part-{i:05d}.parquet", schema)
             n = 0
-            for b in pairs.to_batches():
-                if b.num_rows:
-                    done = next(scored)
-                    out.write(done)
-                    n += done.num_rows
+            for b in file_pairs.to_batches():
+                if b.num_rows and sides is not None:
+                    scored = score_id_batch(b, day, sides, k, schema)
+                    out.write(scored)
+                    n += scored.num_rows
             out.close()
             yield n
 

@@ -6,7 +6,7 @@ Python loop per measure. Pairs come in one of two ways, and score the same
 (``tests/unit/test_pair_scoring.py``; ``tests/spark/test_fast_path.py`` on real stage
 output):
 
-- Pairs of ids (``score_id_batches``; without the cosine). A document has tens of
+- Pairs of ids (``load_sides``, ``score_id_batch``; without the cosine). A document has tens of
   candidate pairs, so joining its sketch (1 KB) to every pair moves tens of copies of it
   through a shuffle and through Arrow into Python. Instead, each task reads the sides of
   the ids its pairs name, columnar — from the day's ``work/docs`` and the earlier days'
@@ -23,7 +23,7 @@ output):
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -241,12 +241,13 @@ def sides_of(today: pa.Table, earlier: pa.Table, k: int) -> Sides:
     )
 
 
-def load_sides(today: str, earlier: str, k: int, ids: pa.Array) -> Sides:
-    """The sides of the given ``ids`` among the day's documents and the earlier days'
-    candidates (Parquet folders): a task reads the two folders, keeps the rows of the
-    pairs it scores, and decodes only those (a day's task scores a few of its files; the
-    whole day's sketches and URLs, decoded in each task, were most of its time)."""
-    wanted = pc.unique(ids)
+def load_sides(today: str, earlier: str, k: int, pairs: Sequence[pa.Table]) -> Sides:
+    """The sides of the ids that ``pairs`` (``id``, ``cand_id``) name, among the day's
+    documents and the earlier days' candidates (Parquet folders): a task reads the two
+    folders, keeps the rows of the pairs it scores, and decodes only those (the whole
+    day's sketches and URLs, decoded in each task, were most of its time)."""
+    named = [c for p in pairs for n in ("id", "cand_id") for c in p.column(n).chunks]
+    wanted = pc.unique(pa.chunked_array(named, pa.string()).combine_chunks())
     tables = []
     for folder in (today, earlier):
         table = pq.read_table(Path(folder), columns=SIDE_COLUMNS)
@@ -279,24 +280,6 @@ def score_id_batch(
     )
     nulls = pa.nulls(batch.num_rows, pa.float64())
     return _scores(batch, nulls, dist, sketch, chars, editions, schema)
-
-
-def score_id_batches(
-    batches: list[pa.RecordBatch],
-    day: str,
-    today: str,
-    earlier: str,
-    k: int,
-    schema: pa.Schema,
-) -> Iterator[pa.RecordBatch]:
-    """:func:`score_id_batch` of every batch, against the sides of the ids they name."""
-    batches = [b for b in batches if b.num_rows]
-    if not batches:
-        return
-    ids = pa.chunked_array([b.column(n) for b in batches for n in ("id", "cand_id")])
-    sides = load_sides(today, earlier, k, ids.combine_chunks())
-    for b in batches:
-        yield score_id_batch(b, day, sides, k, schema)
 
 
 # Pairs with both sides joined: the cosine path.
