@@ -34,14 +34,18 @@ from crawldedup.pipeline.store_batches import in_batches
 from crawldedup.rules import Rule
 from crawldedup.store import Store
 from crawldedup.store.day_ledger import LEDGER, RECORDED, records
-from crawldedup.store.schema import listed_keys, posting_column
+from crawldedup.store.schema import (
+    DOC_CELL,
+    INDEX_FIELDS,
+    doc_fields,
+    listed_keys,
+    pack_doc,
+    posting_column,
+)
 from crawldedup.urls import normalize_url
 
 FORGOTTEN = "forgotten"
 STATE, COUNTS, WHY, AT = "f:state", "f:counts", "f:why", "f:at"
-# The cells of a document row only the index reads; url, title, day, fetch time and group
-# are the published record and stay.
-INDEX_CELLS = ("m:keys", "m:simhash", "m:raw_md5", "m:length", "v:tf", "v:sketch", "v:own")
 
 
 def window_start(day: str, keep_days: int) -> str:
@@ -99,8 +103,9 @@ def _forget_documents(
     """Forget the documents of ``ids`` whose row ``keep`` selects: postings first, then
     the row's index cells. Adds the Bloom block rows of their keys to ``touched``."""
     out = Forgotten()
-    rows = store.get("docs", ids, columns=["m:url", "m:day", *INDEX_CELLS])
-    chosen = {i: r for i, r in rows.items() if keep(r)}
+    rows = store.get("docs", ids, columns=[DOC_CELL, "m:url", "m:day", *INDEX_FIELDS])
+    packed = {i for i, r in rows.items() if DOC_CELL in r}
+    chosen = {i: f for i, r in rows.items() if keep(f := doc_fields(r))}
     # By index table: the keys and the posting columns (the documents) to delete; every
     # (key, column) pair of a table is a cell of a forgotten document or no cell at all.
     postings: dict[str, tuple[set[str], set[str]]] = {}
@@ -110,7 +115,7 @@ def _forget_documents(
             keys_of.add(k)
             columns.add(posting_column(doc_id))
             touched.add(block_row(rule, range_of(k, lows)))
-        index = {c: v for c, v in row.items() if c in INDEX_CELLS}
+        index = {c: v for c, v in row.items() if c in INDEX_FIELDS}
         if index:
             out.documents += 1
             out.cells += len(index)
@@ -129,7 +134,17 @@ def _forget_documents(
         if not dry_run and found:
             store.delete_cells(table, {k: sorted(cells) for k, cells in found.items()})
     if not dry_run and chosen:
-        store.delete("docs", sorted(chosen), columns=list(INDEX_CELLS))
+        # A packed row is written again without its index fields; an old row's
+        # (a cell a field, before 2026-12) index cells are deleted.
+        kept = {
+            i: {DOC_CELL: pack_doc({c: v for c, v in f.items() if c not in INDEX_FIELDS})}
+            for i, f in chosen.items()
+            if i in packed
+        }
+        store.put("docs", kept)
+        old = sorted(set(chosen) - packed)
+        if old:
+            store.delete("docs", old, columns=list(INDEX_FIELDS))
     return out
 
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from crawldedup.store import Store
-from crawldedup.store.schema import VerdictRecord, parse_posting
+from crawldedup.store.schema import VerdictRecord, get_docs, parse_posting
 from crawldedup.urls import normalize_url
 
 
@@ -53,7 +53,7 @@ def top_groups(
     if not today:
         return []
     rows = store.get("groups", list(today))
-    docs = store.get("docs", list(today), columns=["m:url", "m:title"])
+    docs = get_docs(store, list(today), ["m:url", "m:title"])
     out = []
     for g, cells in rows.items():
         seen = sorted(parse_posting(v)[1] for v in cells.values())
@@ -94,9 +94,7 @@ def mirrors(
     found = given_or_read(store, day, verdicts)
     dups = [v for v in found if v.verdict == "duplicate" and v.duplicate_of]
     ids = sorted({v.id for v in dups} | {v.duplicate_of for v in dups if v.duplicate_of})
-    urls = {
-        k: (r.get("m:url") or b"").decode() for k, r in store.get("docs", ids, ["m:url"]).items()
-    }
+    urls = {k: (r.get("m:url") or b"").decode() for k, r in get_docs(store, ids, ["m:url"]).items()}
     acc: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0, 0])
     for v in dups:
         a, b = urls.get(v.id, ""), urls.get(v.duplicate_of or "", "")

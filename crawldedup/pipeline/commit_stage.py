@@ -23,6 +23,7 @@ from crawldedup.day_state import PUBLISHED_WITH, mark_complete
 from crawldedup.pipeline.context import DayContext
 from crawldedup.retention import FORGOTTEN, day_row, prune
 from crawldedup.store import open_store
+from crawldedup.store.line_counts import PACKED, PACKED_MARK
 
 
 def config_digest(cfg: Config) -> str:
@@ -62,7 +63,9 @@ def run(spark: SparkSession | None, ctx: DayContext) -> dict[str, Any]:
     else:
         params = run_parameters(ctx)
         with open_store(ctx.store) as store:
-            store.put("days", {ctx.day: {PUBLISHED_WITH: json.dumps(params).encode()}})
+            # Its line counts were written a cell per host (store/line_counts.py).
+            published = {PUBLISHED_WITH: json.dumps(params).encode(), PACKED_MARK: PACKED}
+            store.put("days", {ctx.day: published})
             # The day's index is written anew: a forget of an earlier run is history.
             store.delete(FORGOTTEN, [day_row(ctx.day)])
             mark_complete(store, ctx.day)  # the day's last write

@@ -46,6 +46,7 @@ from crawldedup.pipeline.store_batches import store_batches
 from crawldedup.rules import Rule
 from crawldedup.stage_registry import CANDIDATES, DECISIONS, DOCS, SCORES
 from crawldedup.store import Store
+from crawldedup.store.schema import get_docs
 
 DECISIONS_ARROW = pa.schema(
     [
@@ -189,7 +190,7 @@ def _of_earlier_days(
     cols = ["v:tf", "m:raw_md5", "m:keys"]
 
     def flush(store: Store, batch: list[str]) -> Iterator[tuple[str, Sameness]]:
-        found = store.get("docs", batch, columns=cols)
+        found = get_docs(store, batch, cols)
         for i in batch:
             row = found.get(i, {})
             yield (

@@ -27,14 +27,15 @@ from crawldedup.pipeline.context import DayContext
 from crawldedup.pipeline.work_files import read_work
 from crawldedup.stage_registry import DOCS
 from crawldedup.store import open_store
+from crawldedup.store.schema import get_docs
 
 
 def _earlier_urls(store_url: str, ids: list[str]) -> dict[str, list[str]]:
     """For earlier days' documents: their URL and their group canonical's."""
     with open_store(store_url) as store:
-        rows = store.get("docs", ids, columns=["m:url", "m:group"])
+        rows = get_docs(store, ids, ["m:url", "m:group"])
         groups = {i: (rows.get(i, {}).get("m:group") or i.encode()).decode() for i in ids}
-        canon = store.get("docs", sorted(set(groups.values()) - set(ids)), columns=["m:url"])
+        canon = get_docs(store, sorted(set(groups.values()) - set(ids)), ["m:url"])
     out: dict[str, list[str]] = {}
     for i in ids:
         urls = [(rows.get(i, {}).get("m:url") or b"").decode()]

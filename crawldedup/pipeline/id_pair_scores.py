@@ -40,6 +40,7 @@ from crawldedup.pipeline.store_batches import store_batches
 from crawldedup.rules import Rule
 from crawldedup.stage_registry import CANDIDATES, DOCS, EARLIER_IDS, EARLIER_SIDES, SCORES
 from crawldedup.store import Store
+from crawldedup.store.schema import get_docs
 
 # A CANDIDATE_SIDE row: id, term vector, SimHash, sketch, length, URL, own text's sketch.
 CandidateSide = tuple[str, str | None, str | None, str, int | None, str | None, str | None]
@@ -67,7 +68,7 @@ def fetch_earlier(
 
     def flush(store: Store, batch: list[Any]) -> Iterator[CandidateSide]:
         ids = [r["cand_id"] for r in batch]
-        found = store.get("docs", ids, columns=columns)
+        found = get_docs(store, ids, columns)
         tag_tfidf = vector == "tag_tfidf"
         vectors = store.get("rel_docs", ids, columns=["v:tagvec"]) if tag_tfidf else {}
         for cand_id in ids:

@@ -52,7 +52,7 @@ from crawldedup.stage_registry import (
     DOCS,
     GROUPS,
     GROUPS_EARLIER,
-    HOST_LINES,
+    LINE_COUNTS,
     LINE_HOSTS,
     LOOKUPS,
     POSTINGS,
@@ -61,9 +61,11 @@ from crawldedup.stage_registry import (
 from crawldedup.store import Store, StoreStats, open_store
 from crawldedup.store.day_ledger import put_recorded, put_recorded_cells
 from crawldedup.store.schema import (
+    DOC_FIELDS,
     OLD_VERDICT_CELLS,
     VerdictRecord,
     doc_row,
+    get_docs,
     line_hosts_cell,
     line_hosts_row,
     old_verdict_layout,
@@ -175,11 +177,9 @@ def _earlier_groups(
 ) -> Iterator[tuple[str, str, str, str, str | None]]:
     """(target, its fetched_at, its group, the group's fetched_at, the group's day or
     None when the group has no document row) for targets of earlier days."""
-    found = store.get("docs", targets, columns=["m:group", "m:fetched_at"])
+    found = get_docs(store, targets, ["m:group", "m:fetched_at"])
     group_of = {t: (found.get(t, {}).get("m:group") or t.encode()).decode() for t in targets}
-    canon_rows = store.get(
-        "docs", sorted(set(group_of.values())), columns=["m:fetched_at", "m:day"]
-    )
+    canon_rows = get_docs(store, sorted(set(group_of.values())), ["m:fetched_at", "m:day"])
     for t in targets:
         g = group_of[t]
         row = canon_rows.get(g, {})
@@ -269,15 +269,24 @@ def _put_postings(store: Store, batch: pa.RecordBatch, day: str) -> None:
         store.put_cells(rule.table, list(cells))
 
 
-def _put_host_lines(store: Store, batch: pa.RecordBatch, day: str) -> None:
-    """A batch of ``work/host_lines`` rows: cell ``d:DAY`` of row ``host|line`` holds
-    the day's pages of the host with the line."""
-    hosts = pc.fill_null(batch.column("host"), "None")  # as f"{None}" wrote a missing host
-    rows = pc.binary_join_element_wise(hosts, batch.column("line"), "|").to_pylist()
-    pages = pc.cast(batch.column("pages"), pa.string()).cast(pa.binary()).to_pylist()
-    cell = f"d:{day}"
-    cells = [(r, cell, v) for r, v in zip(rows, pages, strict=True)]
-    put_recorded_cells(store, day, "host_lines", cells)
+# Bytes of packed line counts in one put at most (a host's cell is up to about 400 KB).
+LINE_COUNT_PUT_BYTES = 8 << 20
+
+
+def _put_line_counts(store: Store, batch: pa.RecordBatch, day: str) -> None:
+    """A batch of ``work/line_counts`` cells: a host's counts of the day in one cell
+    (store/line_counts.py), recorded in the day's ledger; puts of at most
+    ``LINE_COUNT_PUT_BYTES``."""
+    cells = list(
+        zip(*(batch.column(c).to_pylist() for c in ("row", "column", "value")), strict=True)
+    )
+    start, size = 0, 0
+    for i, (_, _, value) in enumerate(cells):
+        if size and size + len(value) > LINE_COUNT_PUT_BYTES:
+            put_recorded_cells(store, day, "host_lines", cells[start:i])
+            start, size = i, 0
+        size += len(value)
+    put_recorded_cells(store, day, "host_lines", cells[start:])
 
 
 def _put_line_hosts(store: Store, batch: list[dict[str, Any]], day: str) -> None:
@@ -291,8 +300,8 @@ def _put_line_hosts(store: Store, batch: list[dict[str, Any]], day: str) -> None
 
 def _put_docs(store: Store, batch: list[dict[str, Any]], day: str, old_layout: bool) -> None:
     """Document rows, verdicts and group memberships of a batch of documents.
-    ``old_layout``: the day's verdict rows were written a cell a field (before 2026-12):
-    those cells are deleted once the record's one cell is written."""
+    ``old_layout``: the day's verdict and document rows were written a cell a field
+    (before 2026-12): those cells are deleted once the record's one cell is written."""
     docs_rows: dict[str, dict[str, bytes]] = {}
     verdicts: dict[str, dict[str, bytes]] = {}
     members: dict[str, dict[str, bytes]] = {}
@@ -331,6 +340,7 @@ def _put_docs(store: Store, batch: list[dict[str, Any]], day: str, old_layout: b
     store.put("verdicts", verdicts)
     if old_layout:
         store.delete_cells("verdicts", {key: OLD_VERDICT_CELLS for key in verdicts})
+        store.delete_cells("docs", {key: DOC_FIELDS for key in docs_rows})
     store.put("groups", members)
 
 
@@ -442,9 +452,9 @@ def run(spark: SparkSession, ctx: DayContext) -> dict[str, Any]:
         if cfg.boilerplate.enabled:
             writes += [
                 FolderWrite(
-                    str(ctx.folder(HOST_LINES)),
-                    lambda s, b: _put_host_lines(s, b, day),
-                    ("host", "line"),
+                    str(ctx.folder(LINE_COUNTS)),
+                    lambda s, b: _put_line_counts(s, b, day),
+                    ("row", "column"),
                     counters,
                     arrow=True,
                 ),

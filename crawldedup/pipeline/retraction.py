@@ -45,6 +45,7 @@ from crawldedup.store import Store, open_store
 from crawldedup.store.day_ledger import retract_recorded, retract_unrecorded
 from crawldedup.store.schema import (
     VerdictRecord,
+    get_docs,
     listed_keys,
     posting_column,
     verdict_row_key,
@@ -66,7 +67,7 @@ def _previous_postings(
 ) -> Iterator[tuple[str, str, str | None, str | None]]:
     """(id, old group, rule, key) of every key the earlier run's document row lists (one
     row with rule and key null for a document without one of this day)."""
-    rows = store.get("docs", [i for i, _ in batch], columns=["m:keys", "m:day"])
+    rows = get_docs(store, [i for i, _ in batch], ["m:keys", "m:day"])
     for doc_id, old_group in batch:
         row = rows.get(doc_id, {})
         keys: dict[str, Any] = {}
@@ -108,7 +109,7 @@ def _retract_groups_and_rows(store: Store, batch: list[Row], day: str) -> Iterat
         store.delete("groups", alone, columns=[posting_column(g) for g in alone])
     stale = [r["id"] for r in batch if r["stale"]]
     if stale:
-        found = store.get("docs", stale, columns=["m:day"])
+        found = get_docs(store, stale, ["m:day"])
         mine = [d for d in stale if found.get(d, {}).get("m:day", b"").decode() == day]
         store.delete("docs", mine)
         store.delete("verdicts", [verdict_row_key(day, d) for d in stale])

@@ -46,6 +46,7 @@ from crawldedup.stage_registry import (
     TAGVEC,
 )
 from crawldedup.store import Store
+from crawldedup.store.schema import get_docs
 
 
 def pairs_to_score(cands: DataFrame) -> DataFrame:
@@ -70,7 +71,7 @@ def _type_partition(
         earlier = [r["duplicate_of"] for r in batch if r["t_tf"] is None]
         found: dict[str, dict[str, bytes]] = {}
         if earlier:  # a batch of same-day targets never opens the store
-            found = store.get("docs", earlier, columns=cols)
+            found = get_docs(store, earlier, cols)
         for r in batch:
             if r["t_tf"] is not None:
                 t_tf, t_raw, t_content = r["t_tf"], r["t_raw"], r["t_content"]

@@ -27,7 +27,7 @@ from typing import Any
 from crawldedup.gate import duplicate_rate, trailing_reports
 from crawldedup.rules import CASCADE
 from crawldedup.store import Store
-from crawldedup.store.schema import VerdictRecord, parse_posting, posting_doc_id
+from crawldedup.store.schema import VerdictRecord, get_docs, parse_posting, posting_doc_id
 from crawldedup.views import (
     GroupView,
     MirrorView,
@@ -279,7 +279,7 @@ def group_details(
         )
         picked[v.group] = members[:MEMBERS_SHOWN]
     ids = sorted({m[1] for ms in picked.values() for m in ms})
-    docs = store.get("docs", ids, columns=["m:url", "m:title"])
+    docs = get_docs(store, ids, ["m:url", "m:title"])
     out = []
     for v in views:
         listed = [

@@ -1,16 +1,18 @@
 """Row keys and cell encodings of every table (documented in the README).
 
-All values are UTF-8 strings, readable from the HBase shell.
+Values are UTF-8 strings, readable from the HBase shell, but for a document's packed
+cell (:func:`pack_doc`) and the ledger's.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+import struct
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from crawldedup.store.base import Row
+from crawldedup.store.base import Row, Store
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -142,6 +144,89 @@ class VerdictRecord:
         }
 
 
+# The one cell of a ``docs`` row (2026-12 on): every field, packed (:func:`pack_doc`).
+DOC_CELL = "m:doc"
+# A ``docs`` row's fields, by the name of the cell that held each in stores written
+# before 2026-12 (a cell a field, read still): the names :func:`doc_fields` gives them.
+DOC_FIELDS = (
+    "m:url",
+    "m:title",
+    "m:day",
+    "m:fetched_at",
+    "m:keys",
+    "m:simhash",
+    "m:group",
+    "m:raw_md5",
+    "v:tf",
+    "v:sketch",
+    "v:own",
+    "m:length",
+)
+# The fields only the index reads, which forgetting a document removes (crawldedup/
+# retention.py); url, title, day, fetch time and group are the published record and stay.
+INDEX_FIELDS = ("m:keys", "m:simhash", "m:raw_md5", "m:length", "v:tf", "v:sketch", "v:own")
+# Fields held in binary in the packed cell: bottom-k sketches, hex everywhere else.
+_HEX_FIELDS = frozenset({"v:sketch", "v:own"})
+_PACKED_VERSION = 1
+_ABSENT = 0xFFFFFFFF
+_HEADER = struct.Struct(f">B{len(DOC_FIELDS)}I")
+
+
+def pack_doc(fields: Mapping[str, bytes]) -> bytes:
+    """The :data:`DOC_CELL` of a document: a version byte, each field's length in
+    :data:`DOC_FIELDS`' order (``0xFFFFFFFF`` for a field the row lacks, as a forgotten
+    document's index fields), then the fields' bytes; sketches in binary (half their
+    hex). One cell a document where stores before 2026-12 wrote twelve."""
+    values: list[bytes] = []
+    lengths: list[int] = []
+    for name in DOC_FIELDS:
+        v = fields.get(name)
+        if v is None:
+            lengths.append(_ABSENT)
+            continue
+        if name in _HEX_FIELDS:
+            v = bytes.fromhex(v.decode())
+        values.append(v)
+        lengths.append(len(v))
+    return _HEADER.pack(_PACKED_VERSION, *lengths) + b"".join(values)
+
+
+def unpack_doc(cell: bytes) -> Row:
+    """The fields of a :data:`DOC_CELL`, by their :data:`DOC_FIELDS` names, sketches as
+    hex (absent fields left out)."""
+    version, *lengths = _HEADER.unpack_from(cell)
+    if version != _PACKED_VERSION:
+        raise ValueError(f"a docs cell of an unknown layout (version {version})")
+    out: Row = {}
+    at = _HEADER.size
+    for name, n in zip(DOC_FIELDS, lengths, strict=True):
+        if n == _ABSENT:
+            continue
+        v = cell[at : at + n]
+        at += n
+        out[name] = v.hex().encode() if name in _HEX_FIELDS else v
+    return out
+
+
+def doc_fields(row: Row) -> Row:
+    """A ``docs`` row's fields by their :data:`DOC_FIELDS` names, in either layout: the
+    packed cell, or (stores written before 2026-12) a cell a field. A row of the old
+    layout a later release wrote again holds both; the packed cell is the document."""
+    cell = row.get(DOC_CELL)
+    if cell is None:
+        return {c: v for c, v in row.items() if c in DOC_FIELDS}
+    return unpack_doc(cell)
+
+
+def get_docs(
+    store: Store, ids: Sequence[str], fields: Sequence[str] | None = None
+) -> dict[str, Row]:
+    """The ``docs`` rows of ``ids`` that exist, each as :func:`doc_fields` (``fields``:
+    the old layout's cells to read besides the packed one; None: every cell)."""
+    columns = None if fields is None else [DOC_CELL, *fields]
+    return {k: doc_fields(r) for k, r in store.get("docs", ids, columns=columns).items()}
+
+
 def doc_row(
     *,
     url: str,
@@ -157,7 +242,8 @@ def doc_row(
     length: int,
     own_sketch: str | None = None,
 ) -> dict[str, bytes]:
-    return {
+    """A document's row: one cell, :data:`DOC_CELL`."""
+    fields = {
         "m:url": url.encode(),
         "m:title": title.encode(),
         "m:day": day.encode(),
@@ -172,6 +258,7 @@ def doc_row(
         "v:own": (own_sketch or "").encode(),
         "m:length": str(length).encode(),  # normalized characters
     }
+    return {DOC_CELL: pack_doc(fields)}
 
 
 def listed_keys(keys: dict[str, Any]) -> Iterator[tuple[str, str]]:

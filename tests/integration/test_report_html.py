@@ -23,7 +23,7 @@ from crawldedup.pipeline.context import DayContext
 from crawldedup.pipeline.stages import run_stages
 from crawldedup.reporting import gather, render
 from crawldedup.store import Store, open_store
-from crawldedup.store.schema import parse_posting, posting_doc_id
+from crawldedup.store.schema import get_docs, parse_posting, posting_doc_id
 from crawldedup.views import mirrors, top_groups
 from tests.browser import chromium
 from tests.cli_helpers import cli, cli_env, verdicts
@@ -198,7 +198,7 @@ def test_group_sizes_and_top_groups_link_their_members(home: Path, page: dict[st
         rows = store.get("groups", [g.group for g in groups])
         members = {posting_doc_id(c) for g in groups for c in rows[g.group]}
         urls = {
-            k: v["m:url"].decode() for k, v in store.get("docs", sorted(members), ["m:url"]).items()
+            k: v["m:url"].decode() for k, v in get_docs(store, sorted(members), ["m:url"]).items()
         }
         # Sizes as the store holds them: the top group's size and the day's members.
         assert groups and groups[0].size == max(len(r) for r in rows.values())

@@ -23,6 +23,7 @@ from crawldedup.core.fingerprint import (
     sketch_set_size,
 )
 from crawldedup.store import open_store
+from crawldedup.store.schema import get_docs
 from tests.conftest import EmbeddedDays
 
 
@@ -45,7 +46,7 @@ def _sides(e: EmbeddedDays, day: str, ids: set[str]) -> dict[str, dict[str, Any]
         for r in docs.itertuples()
     }
     with open_store(e.url) as store:
-        rows = store.get("docs", sorted(ids - out.keys()))
+        rows = get_docs(store, sorted(ids - out.keys()))
     for i, row in rows.items():
         out[i] = {
             "tf": row["v:tf"].decode(),

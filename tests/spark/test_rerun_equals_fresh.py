@@ -27,6 +27,8 @@ from tests.rerun_equality import (
     differences,
     published_state,
     unique_lines_with_duplicate_fields,
+    write_old_doc_layout,
+    write_old_line_counts_layout,
     write_old_verdict_layout,
 )
 
@@ -99,8 +101,9 @@ def rerun_and_fresh(
     url: Any = None, old_layout: bool = False,
 ) -> tuple[dict[str, Any], dict[str, Any], str]:  # fmt: skip
     """(state after X then a cascaded rerun with Y, state of a fresh X, Y, Y; rerun URL).
-    ``old_layout``: the verdict rows of the days rerun are first rewritten in the layout
-    of the releases before 2026-12 (a store an upgrade finds)."""
+    ``old_layout``: the verdict rows of the days rerun, every document row and every
+    line count are first rewritten in the layout of the releases before 2026-12 (a store
+    an upgrade finds)."""
 
     def store(name: str) -> str:
         return url(name) if url else f"sqlite:///{tmp / name / 'store.db'}"
@@ -111,6 +114,8 @@ def rerun_and_fresh(
         run_stages(spark, c)
     if old_layout:
         write_old_verdict_layout(rerun_url, [DAY2, DAY3])
+        write_old_doc_layout(rerun_url)
+        write_old_line_counts_layout(rerun_url)
     ys = contexts(tmp / "rerun", y_crawl, rerun_url, y)
     rerun_with_later_days(spark, ys[1], later_days(ys[1]))
     run_stages(spark, contexts(tmp / "fresh", crawl, fresh_url, x)[0])

@@ -20,7 +20,7 @@ from crawldedup.pipeline.context import DayContext
 from crawldedup.pipeline.stages import run_stages
 from crawldedup.rules import Rule
 from crawldedup.store import open_store
-from crawldedup.store.schema import parse_posting
+from crawldedup.store.schema import doc_fields, parse_posting
 from tests.hbase_fixtures import drop_prefix, hbase_url, unique_prefix
 from tests.spark.test_stages import long_article, rec, small_day_config, verdicts, write_day
 
@@ -58,10 +58,12 @@ def _index_days(url: str) -> dict[str, set[str]]:
                 for value in cells.values():
                     out.setdefault("postings", set()).add(parse_posting(value)[0])
         for _, cells in store.scan("docs"):
-            if cells.get("m:keys"):
-                out.setdefault("documents", set()).add(cells["m:day"].decode())
+            fields = doc_fields(cells)
+            if fields.get("m:keys"):
+                out.setdefault("documents", set()).add(fields["m:day"].decode())
         for _key, cells in store.scan("host_lines"):
-            days = {c[2:] for c in cells if not c.startswith("d:@")}
+            # d:DAY (a row per line), d:DAY#k (a packed host's further cells), d:@HOST|DAY
+            days = {c[2:].partition("#")[0] for c in cells if not c.startswith("d:@")}
             days |= {c.rpartition("|")[2] for c in cells if c.startswith("d:@")}
             out.setdefault("line counts", set()).update(days)
     return out
