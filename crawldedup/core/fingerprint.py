@@ -498,10 +498,16 @@ def title_named(line: str, title: str) -> int:
     measures, and are none of the page's own text."""
     if not title or not line or len(line) > len(title) + TITLE_MAX_OTHER_CHARS:
         return 0
+    least = max(TITLE_MIN_CHARS, -(-3 * len(title) // 4))
+    # Every run of the title at least ``least`` long (more than half of it) holds the
+    # title's middle, title[len - least : least]: a line without it names no title. An
+    # exact test that spares most edge lines the quadratic search.
+    if least > len(title) or title[len(title) - least : least] not in line:
+        return 0
     found = SequenceMatcher(None, line, title, autojunk=False).find_longest_match(
         0, len(line), 0, len(title)
     )
-    if found.size < max(TITLE_MIN_CHARS, -(-3 * len(title) // 4)) or found.size >= len(line):
+    if found.size < least or found.size >= len(line):
         return 0
     return size_of(line[found.a : found.a + found.size])
 

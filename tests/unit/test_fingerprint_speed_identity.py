@@ -581,3 +581,27 @@ def test_helpers_on_hash_arrays(n: int, seed: int, spread: int, k: int) -> None:
     folded = Ref.from_codepoints(cp)
     assert fpm.term_ids(folded).tolist() == Ref.term_ids(folded, Ref.codepoints(folded)).tolist()
     assert fpm.term_ids(folded, cp).tolist() == Ref.term_ids(folded, cp).tolist()
+
+
+# Lines that name a run of the title, or nearly: the title cut anywhere, with text around.
+_NAMES = st.tuples(
+    st.text(alphabet="abcd中文", min_size=0, max_size=12),
+    st.integers(0, 12),
+    st.integers(0, 12),
+    st.text(alphabet="abcd中文", max_size=12),
+    st.text(alphabet="abcd中文", max_size=12),
+)
+
+
+@settings(max_examples=500, deadline=None)
+@given(_NAMES)
+def test_the_title_named_in_an_edge_line_is_the_brute_force_search(
+    parts: tuple[str, int, int, str, str],
+) -> None:
+    """``fingerprint.title_named``'s quick test of the title's middle rejects only lines
+    that the full search rejects too (a small alphabet, so runs of the title recur)."""
+    from crawldedup.core.fingerprint import title_named
+
+    title, cut_a, cut_b, before, after = parts
+    line = before + title[cut_a : len(title) - cut_b] + after
+    assert title_named(line, title) == Ref.title_named(line, title)
