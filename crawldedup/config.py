@@ -267,7 +267,8 @@ class CascadeConfig:
         8,
         "A paragraph that more documents than this hold, the day's and the index's of "
         "earlier days together, is frequent text (a standard sentence of a manual, a "
-        "license line): it still finds candidates but counts for no excerpt.",
+        "license line): it counts for no excerpt and finds no candidate (a copy that shares "
+        "more is another rule's candidate).",
         ge=1,
     )
     partial_containment: float = knob(

@@ -58,8 +58,20 @@ def test_paragraph_rows_of_a_pair_are_summed_and_other_rules_stay_null() -> None
     rows += [_row("a", "paragraph", "q", 2, 0), _row("a", "title", "t", 3)]
     kept = _kept(rows, 5)
     assert kept[("a", "p")]["shared_chars"] == 200
-    assert kept[("a", "q")]["shared_chars"] == 0
+    assert ("a", "q") not in kept  # found by a frequent paragraph alone
     assert kept[("a", "t")]["shared_chars"] is None
+
+
+def test_a_frequent_paragraph_finds_no_candidate_nor_takes_a_place_under_the_cap() -> None:
+    # Three earlier pages share only a frequent paragraph with "a" (shared_chars 0), and
+    # fetched first; the later one shares a rare one; another also shares the frequent
+    # one, which adds nothing to its sum.
+    rows = [_row("a", "paragraph", f"f{i}", i, 0) for i in range(3)]
+    rows += [_row("a", "paragraph", "rare", 20, 150)]
+    rows += [_row("a", "paragraph", "both", 30, 0), _row("a", "paragraph", "both", 30, 90)]
+    kept = _kept(rows, 2)
+    assert sorted(kept) == [("a", "both"), ("a", "rare")]
+    assert kept[("a", "both")]["shared_chars"] == 90
 
 
 def test_no_rows_give_the_schema_alone() -> None:
