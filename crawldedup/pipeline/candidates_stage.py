@@ -283,11 +283,14 @@ def _look_up(
     bloom: dict[str, int],
     max_distance: int = 64,
     since: str = "",
+    max_docs: int | None = None,
 ) -> Iterator[tuple[Any, ...]]:
     """LOOKUPS rows of Bloom hits: one multi-get per rule and batch of hits. Only postings
     of earlier days count, from ``since`` on (``index.keep_days``): a rerun of a day whose
     later days are published sees the index its first run saw (how many documents hold a
-    key: the excerpt's frequency bar, the postings cap)."""
+    key: the excerpt's frequency bar, the postings cap). A paragraph key that at least
+    ``max_docs`` earlier documents hold is frequent whatever the day adds: its row gives
+    the count alone, no candidate (``candidate_ranking.keep_earliest`` would drop them)."""
 
     # A candidate is one row per task (_first_sight); the rows without a candidate (each
     # key's count of postings) all stay.
@@ -312,6 +315,8 @@ def _look_up(
                     ):
                         near.append(posting)
             yield (r["id"], r["fetched_at"], rule, r["key"], len(postings), None, None, None)
+            if rule == _PARAGRAPH and max_docs is not None and len(postings) >= max_docs:
+                continue
             earlier = sorted(p for p in near if p[1] != r["id"])
             own = rule == _LSH and r["key"].endswith(OWN_KEY_SUFFIX)
             for cand_fetched, cand_id, cand_day in earlier[:cap]:
@@ -359,6 +364,7 @@ class Lookups:
     counters: dict[str, Any]
     max_distance: int = 64
     since: str = ""  # the first earlier day of the window (retention.window_start)
+    max_docs: int | None = None  # cascade.excerpt_max_docs
 
     @contextmanager
     def _counted(self) -> Iterator[dict[str, int]]:
@@ -380,6 +386,7 @@ class Lookups:
             bloom,
             self.max_distance,
             self.since,
+            self.max_docs,
         )
 
     def of_rows(self, rows: Iterable[KeyRow]) -> Iterator[tuple[Any, ...]]:
@@ -415,7 +422,15 @@ def probe_earlier_days(
     big = partitioned_rules(ctx)
     small = sc.broadcast(load_filters(ctx, "broadcast"))
     broadcast = Lookups(
-        lambda: small.value, store_url, day, cap, batch, counters, max_distance, since
+        lambda: small.value,
+        store_url,
+        day,
+        cap,
+        batch,
+        counters,
+        max_distance,
+        since,
+        cfg.cascade.excerpt_max_docs,
     )
     rules = enabled(cfg.cascade.rules)
     small_rules = pa.array([r.value for r in rules if r.value not in big], pa.string())
@@ -470,6 +485,7 @@ def probe_earlier_days(
                 counters,
                 max_distance,
                 since,
+                cfg.cascade.excerpt_max_docs,
             ).of_rows(rows)
 
         routed = (

@@ -13,12 +13,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pyarrow.parquet as pq
 import pytest
 
 from crawldedup.config import Config
 from crawldedup.explain import explain
 from crawldedup.pipeline.context import DayContext
 from crawldedup.rules import RULES
+from crawldedup.stage_registry import CANDIDATES, LOOKUPS
 from crawldedup.store import open_store
 from tests.spark.test_stages import rec, run_all, small_day_config, verdicts, write_day
 
@@ -127,6 +129,17 @@ def test_an_excerpt_is_found_by_its_paragraphs_and_frequent_text_is_not(
             (para,) = [line for line in said if line.startswith("paragraphs ")]
             assert para.startswith("paragraphs 1 shared of 1 and 4 (")
             assert "documents holding each: 2)" in para and "an excerpt needs >= 60" in para
+            # The standard sentence, held by ten earlier pages (more than excerpt_max_docs):
+            # its lookup gives the count alone, and it finds fn-new no candidate.
+            work = DayContext(day="2026-11-02", home=home, cfg=c)
+            looked = [
+                r
+                for r in pq.read_table(work.path(LOOKUPS)).to_pylist()
+                if (r["id"], r["rule"]) == ("fn-new", "paragraph")
+            ]
+            assert looked and all(r["cand_id"] is None and r["n_other"] >= 8 for r in looked)
+            cands = pq.read_table(work.path(CANDIDATES)).to_pylist()
+            assert not [r for r in cands if (r["id"], r["rule"]) == ("fn-new", "paragraph")]
         else:
             assert got["excerpt"]["verdict"] == "unique", got["excerpt"]
         # A quotation inside a longer text of its own, and the standard sentence that ten
