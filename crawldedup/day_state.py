@@ -21,6 +21,9 @@ MARKER = "r:incomplete"
 PUBLISHED_WITH = "r:published"
 # The day's runs record the cells they write into shared rows (crawldedup.store.day_ledger).
 LEDGER = "r:ledger"
+# The day's document rows are one packed cell each (crawldedup.store.schema.pack_doc),
+# written by the commit of a release from 2026-12 on.
+DOCS_PACKED = "r:docs"
 
 
 class IncompleteDay(RuntimeError):
@@ -69,6 +72,14 @@ def check_replacement(store: Store, day: str, documents: int, min_share: float) 
             f"(under limits.min_rerun_share = {min_share:g} of them): replacing it would "
             "delete the rest; pass --replace to do that"
         )
+
+
+def docs_a_cell_a_field(store: Store, day: str) -> bool:
+    """Whether the day was published by a release that wrote its document rows a cell a
+    field (no :data:`DOCS_PACKED`): a rerun deletes those cells beside the packed ones."""
+    row = store.get("days", [day], columns=[DOCS_PACKED, PUBLISHED_WITH, "r:report"])
+    cells = row.get(day, {})
+    return DOCS_PACKED not in cells and (PUBLISHED_WITH in cells or "r:report" in cells)
 
 
 def published_before_the_ledger(store: Store, day: str) -> bool:

@@ -52,7 +52,6 @@ from crawldedup.retention import window_start
 from crawldedup.rules import Rule
 from crawldedup.stage_registry import DOCS
 from crawldedup.store.base import Store
-from crawldedup.store.line_counts import counts_of, counts_row
 from crawldedup.store.schema import (
     VerdictRecord,
     get_docs,
@@ -145,18 +144,14 @@ def _host_lines(store: Store, host: str, text: str, day: str, cfg: Config) -> Ho
     if not keys or not bp.enabled:
         return HostLines()
     rows = store.get(
-        "host_lines",
-        [counts_row(host)] + [f"{host}|{k}" for k in keys] + [line_hosts_row(k) for k in keys],
+        "host_lines", [f"{host}|{k}" for k in keys] + [line_hosts_row(k) for k in keys]
     )
     template, frequent, fills = set(), set(), set()
     after = f"{day}~"  # the day itself counts: its cells are written when it is published
     since = window_start(day, cfg.index.keep_days)  # the earlier days the index keeps
-    # Packed a cell per host and day (store/line_counts.py), or a row per line (days
-    # published before 2026-12).
-    packed = counts_of(rows.get(counts_row(host), {}), keys, since, after)
     for k in keys:
         counts = rows.get(f"{host}|{k}", {}).items()
-        pages = packed.get(k, 0) + sum(int(v) for c, v in counts if since <= c[2:] <= day)
+        pages = sum(int(v) for c, v in counts if since <= c[2:] <= day)
         if k.startswith(FILL_PREFIX) and pages >= 2:
             fills.add(k)
         if pages < bp.min_pages:

@@ -105,6 +105,9 @@ def _forget_documents(
     out = Forgotten()
     rows = store.get("docs", ids, columns=[DOC_CELL, "m:url", "m:day", *INDEX_FIELDS])
     packed = {i for i, r in rows.items() if DOC_CELL in r}
+    # Rows holding index cells of the layout a cell a field (beside a packed cell too,
+    # when a rerun by a release before the packed-layout marks wrote one).
+    old_cells = {i for i, r in rows.items() if any(c in r for c in INDEX_FIELDS)}
     chosen = {i: f for i, r in rows.items() if keep(f := doc_fields(r))}
     # By index table: the keys and the posting columns (the documents) to delete; every
     # (key, column) pair of a table is a cell of a forgotten document or no cell at all.
@@ -118,7 +121,7 @@ def _forget_documents(
         index = {c: v for c, v in row.items() if c in INDEX_FIELDS}
         if index:
             out.documents += 1
-            out.cells += len(index)
+            out.cells += len(index) if doc_id in old_cells else 1  # a packed row: its cell
             out.bytes += _size(doc_id, index)
     for table, (keys_of, columns) in sorted(postings.items()):
         # Whole rows (a key's postings are capped at limits.max_postings_per_key): a
@@ -134,15 +137,15 @@ def _forget_documents(
         if not dry_run and found:
             store.delete_cells(table, {k: sorted(cells) for k, cells in found.items()})
     if not dry_run and chosen:
-        # A packed row is written again without its index fields; an old row's
-        # (a cell a field, before 2026-12) index cells are deleted.
+        # A packed row is written again without its index fields; index cells of the
+        # layout a cell a field (before 2026-12) are deleted.
         kept = {
             i: {DOC_CELL: pack_doc({c: v for c, v in f.items() if c not in INDEX_FIELDS})}
             for i, f in chosen.items()
             if i in packed
         }
         store.put("docs", kept)
-        old = sorted(set(chosen) - packed)
+        old = sorted(set(chosen) & old_cells)
         if old:
             store.delete("docs", old, columns=list(INDEX_FIELDS))
     return out

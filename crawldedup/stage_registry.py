@@ -48,7 +48,6 @@ EARLIER_DAYS = Data("earlier days' index tables", "store")
 DOCS = Data("docs", "work")
 QUARANTINE = Data("quarantine", "work")
 HOST_LINES = Data("host_lines", "work")
-LINE_COUNTS = Data("line_counts", "work")
 LINE_HOSTS = Data("line_hosts", "work")
 RELEVANCE_SCORES = Data("relevance/scores", "work")
 RELEVANCE_LINKS = Data("relevance/links", "work")
@@ -138,9 +137,9 @@ STAGES: tuple[Stage, ...] = (
         "fingerprint",
         spark=True,
         reads=_fixed(INPUT, EARLIER_DAYS),
-        writes=(DOCS, QUARANTINE, LINE_COUNTS, LINE_HOSTS, stats_of("fingerprint")),
+        writes=(DOCS, QUARANTINE, HOST_LINES, LINE_HOSTS, stats_of("fingerprint")),
         enabled=_always,
-        scratch=(PARSED, REPEATS, PARSE_BUCKETS, PARSE_QUARANTINE, HOST_LINES),
+        scratch=(PARSED, REPEATS, PARSE_BUCKETS, PARSE_QUARANTINE),
         doc="Reads `dt=D/` (JSON Lines, Parquet, WARC), quarantines bad records, learns the "
         "hosts' boilerplate lines, normalizes and computes the keys, SimHash and MinHash "
         "→ `work/dt=D/docs`.",
@@ -190,7 +189,7 @@ STAGES: tuple[Stage, ...] = (
         "publish",
         spark=True,
         reads=_fixed(
-            DOCS, DECISIONS, LOOKUPS, DAY_KEYS, LINE_COUNTS, LINE_HOSTS, stats_of("fingerprint")
+            DOCS, DECISIONS, LOOKUPS, DAY_KEYS, HOST_LINES, LINE_HOSTS, stats_of("fingerprint")
         ),
         writes=(PUBLISHED, stats_of("publish")),
         enabled=_always,

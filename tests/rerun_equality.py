@@ -17,11 +17,11 @@ from pathlib import Path
 from typing import Any
 
 from crawldedup.config import Config
+from crawldedup.day_state import DOCS_PACKED
 from crawldedup.explain import ExplainError, explain
 from crawldedup.store import open_store
 from crawldedup.store.base import TABLES
-from crawldedup.store.day_ledger import CELLS, LEDGER, pack, recorded, unpack
-from crawldedup.store.line_counts import PACKED_MARK, unpack_counts
+from crawldedup.store.day_ledger import LEDGER, recorded
 from crawldedup.store.schema import DOC_CELL, VerdictRecord, doc_fields
 from crawldedup.views import day_verdicts, top_groups
 
@@ -62,76 +62,11 @@ def _tables(store: Any) -> dict[str, Any]:
             rows = {d: {c: _day_cell(c, v) for c, v in cells.items()} for d, cells in rows.items()}
         if table == "docs":  # what a reader reads, in either layout
             rows = {d: doc_fields(cells) for d, cells in rows.items()}
-        if table == "host_lines":
-            rows = _line_counts(rows)
-        if table == "days":  # which layout a day's line counts were written in
-            rows = {d: {c: v for c, v in r.items() if c != PACKED_MARK} for d, r in rows.items()}
+        if table == "days":  # which layout a day's document rows were written in
+            rows = {d: {c: v for c, v in r.items() if c != DOCS_PACKED} for d, r in rows.items()}
         out[table] = rows
-    out[LEDGER] = {
-        k: _line_count_cells(cells) if k.endswith("|host_lines") else cells
-        for k, cells in recorded(store).items()
-    }
+    out[LEDGER] = recorded(store)
     return out
-
-
-def _line_counts(rows: dict[str, Any]) -> dict[str, Any]:
-    """``host_lines`` rows in either layout of the line counts (store/line_counts.py) as
-    rows ``host|line`` of cells ``d:DAY`` = count; the other rows as they are."""
-    out: dict[str, Any] = {}
-    for key, cells in rows.items():
-        host, _, line = key.rpartition("|")
-        if line != "/":
-            out.setdefault(key, {}).update(cells)
-            continue
-        for column, value in cells.items():
-            keys, counts = unpack_counts(value)
-            for k, n in zip(keys.tolist(), counts.tolist(), strict=True):
-                out.setdefault(f"{host}|{k.decode()}", {})[column.partition("#")[0]] = str(
-                    n
-                ).encode()
-    return out
-
-
-def _line_count_cells(cells: set[tuple[str, str]]) -> set[tuple[str, str]]:
-    """Recorded ``host_lines`` cells, a host's line counts of a day as (host, day) in
-    either layout; the other cells as they are."""
-    out = set()
-    for row, column in cells:
-        host = row.rpartition("|")[0]
-        if row.startswith("*|"):
-            out.add((row, column))
-        else:
-            out.add((f"counts of {host}", column.partition("#")[0]))
-    return out
-
-
-def write_old_line_counts_layout(store_url: str) -> int:
-    """Rewrite the line counts as releases before 2026-12 wrote them: a row per host and
-    line (``host|line``, cell ``d:DAY`` = the count), the ledgers listing those cells, and
-    no day marked packed. Returns the rows written."""
-    with open_store(store_url) as store:
-        packed = {k: r for k, r in store.scan("host_lines") if k.endswith("|/")}
-        assert packed, "no packed line counts to rewrite"
-        old = _line_counts(packed)
-        store.delete("host_lines", list(packed))
-        store.put("host_lines", old)
-        for key, row in list(store.scan(LEDGER)):
-            if key.split("|")[1] != "host_lines":
-                continue
-            cells = []
-            for r, c in unpack(row[CELLS]):
-                if not r.endswith("|/"):
-                    cells.append((r, c))
-                    continue
-                host = r[: -len("|/")]
-                day = c.partition("#")[0]
-                cells += [
-                    (k, day) for k, cs in old.items() if k.rpartition("|")[0] == host and day in cs
-                ]
-            store.put(LEDGER, {key: {CELLS: pack(cells)}})
-        marked = [d for d, r in store.scan("days") if PACKED_MARK in r]
-        store.delete("days", marked, columns=[PACKED_MARK])
-    return len(old)
 
 
 def published_state(store_url: str, home: Path, days: list[str], cfg: Config) -> dict[str, Any]:
@@ -207,13 +142,15 @@ def write_old_verdict_layout(store_url: str, days: list[str]) -> int:
 
 def write_old_doc_layout(store_url: str) -> int:
     """Rewrite every document row as releases before 2026-12 wrote it: a cell a field
-    (the packed cell replaced). Returns the rows rewritten."""
+    (the packed cell replaced), and no day marked packed. Returns the rows rewritten."""
     with open_store(store_url) as store:
         rows = {k: doc_fields(r) for k, r in store.scan("docs") if DOC_CELL in r}
         assert rows, "no document rows to rewrite"
         store.delete("docs", list(rows))
         store.put("docs", rows)
         assert not any(DOC_CELL in r for _, r in store.scan("docs"))
+        marked = [d for d, r in store.scan("days") if DOCS_PACKED in r]
+        store.delete("days", marked, columns=[DOCS_PACKED])
     return len(rows)
 
 

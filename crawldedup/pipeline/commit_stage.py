@@ -19,11 +19,10 @@ from pyspark.sql import SparkSession
 
 from crawldedup.code_version import code_version
 from crawldedup.config import Config
-from crawldedup.day_state import PUBLISHED_WITH, mark_complete
+from crawldedup.day_state import DOCS_PACKED, PUBLISHED_WITH, mark_complete
 from crawldedup.pipeline.context import DayContext
 from crawldedup.retention import FORGOTTEN, day_row, prune
 from crawldedup.store import open_store
-from crawldedup.store.line_counts import PACKED, PACKED_MARK
 
 
 def config_digest(cfg: Config) -> str:
@@ -63,8 +62,8 @@ def run(spark: SparkSession | None, ctx: DayContext) -> dict[str, Any]:
     else:
         params = run_parameters(ctx)
         with open_store(ctx.store) as store:
-            # Its line counts were written a cell per host (store/line_counts.py).
-            published = {PUBLISHED_WITH: json.dumps(params).encode(), PACKED_MARK: PACKED}
+            # Its document rows are one packed cell each (store/schema.py, pack_doc).
+            published = {PUBLISHED_WITH: json.dumps(params).encode(), DOCS_PACKED: b"packed"}
             store.put("days", {ctx.day: published})
             # The day's index is written anew: a forget of an earlier run is history.
             store.delete(FORGOTTEN, [day_row(ctx.day)])

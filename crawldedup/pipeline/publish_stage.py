@@ -26,6 +26,7 @@ from pyspark.sql.types import StringType, StructField, StructType
 from crawldedup.core.grouping import groups
 from crawldedup.day_state import (
     check_replacement,
+    docs_a_cell_a_field,
     mark_incomplete,
     mark_ledger,
     published_before_the_ledger,
@@ -52,7 +53,7 @@ from crawldedup.stage_registry import (
     DOCS,
     GROUPS,
     GROUPS_EARLIER,
-    LINE_COUNTS,
+    HOST_LINES,
     LINE_HOSTS,
     LOOKUPS,
     POSTINGS,
@@ -269,24 +270,15 @@ def _put_postings(store: Store, batch: pa.RecordBatch, day: str) -> None:
         store.put_cells(rule.table, list(cells))
 
 
-# Bytes of packed line counts in one put at most (a host's cell is up to about 400 KB).
-LINE_COUNT_PUT_BYTES = 8 << 20
-
-
-def _put_line_counts(store: Store, batch: pa.RecordBatch, day: str) -> None:
-    """A batch of ``work/line_counts`` cells: a host's counts of the day in one cell
-    (store/line_counts.py), recorded in the day's ledger; puts of at most
-    ``LINE_COUNT_PUT_BYTES``."""
-    cells = list(
-        zip(*(batch.column(c).to_pylist() for c in ("row", "column", "value")), strict=True)
-    )
-    start, size = 0, 0
-    for i, (_, _, value) in enumerate(cells):
-        if size and size + len(value) > LINE_COUNT_PUT_BYTES:
-            put_recorded_cells(store, day, "host_lines", cells[start:i])
-            start, size = i, 0
-        size += len(value)
-    put_recorded_cells(store, day, "host_lines", cells[start:])
+def _put_host_lines(store: Store, batch: pa.RecordBatch, day: str) -> None:
+    """A batch of ``work/host_lines`` rows: cell ``d:DAY`` of row ``host|line`` holds
+    the day's pages of the host with the line."""
+    hosts = pc.fill_null(batch.column("host"), "None")  # as f"{None}" wrote a missing host
+    rows = pc.binary_join_element_wise(hosts, batch.column("line"), "|").to_pylist()
+    pages = pc.cast(batch.column("pages"), pa.string()).cast(pa.binary()).to_pylist()
+    cell = f"d:{day}"
+    cells = [(r, cell, v) for r, v in zip(rows, pages, strict=True)]
+    put_recorded_cells(store, day, "host_lines", cells)
 
 
 def _put_line_hosts(store: Store, batch: list[dict[str, Any]], day: str) -> None:
@@ -298,10 +290,13 @@ def _put_line_hosts(store: Store, batch: list[dict[str, Any]], day: str) -> None
     put_recorded(store, day, "host_lines", rows)
 
 
-def _put_docs(store: Store, batch: list[dict[str, Any]], day: str, old_layout: bool) -> None:
+def _put_docs(
+    store: Store, batch: list[dict[str, Any]], day: str, old_layout: bool, old_docs: bool
+) -> None:
     """Document rows, verdicts and group memberships of a batch of documents.
-    ``old_layout``: the day's verdict and document rows were written a cell a field
-    (before 2026-12): those cells are deleted once the record's one cell is written."""
+    ``old_layout``: the day's verdict rows were written a cell a field (before 2026-12);
+    ``old_docs``: its document rows were (a release before the packed document cell).
+    Those cells are deleted once the record's one cell is written."""
     docs_rows: dict[str, dict[str, bytes]] = {}
     verdicts: dict[str, dict[str, bytes]] = {}
     members: dict[str, dict[str, bytes]] = {}
@@ -340,6 +335,7 @@ def _put_docs(store: Store, batch: list[dict[str, Any]], day: str, old_layout: b
     store.put("verdicts", verdicts)
     if old_layout:
         store.delete_cells("verdicts", {key: OLD_VERDICT_CELLS for key in verdicts})
+    if old_docs:
         store.delete_cells("docs", {key: DOC_FIELDS for key in docs_rows})
     store.put("groups", members)
 
@@ -401,6 +397,7 @@ def run(spark: SparkSession, ctx: DayContext) -> dict[str, Any]:
                 old_verdict_layout(row)
                 for _, row in islice(store.scan_prefix("verdicts", f"{day}|"), 1)
             )
+            old_docs = docs_a_cell_a_field(store, day)
             mark_incomplete(store, day)  # removed by the commit stage, last
         # Computed once: retraction, Bloom blocks, puts.
         write_postings(
@@ -430,7 +427,7 @@ def run(spark: SparkSession, ctx: DayContext) -> dict[str, Any]:
         # listed by a document row of the day, so a rerun after a crash finds it.
         # Each partition's puts in key order (write_partitions): a document's row is its
         # id, a posting's its key in its rule's table, a line count's host|line.
-        put = lambda s, b: _put_docs(s, b, day, old_layout)  # noqa: E731
+        put = lambda s, b: _put_docs(s, b, day, old_layout, old_docs)  # noqa: E731
         if decisions_by_docs_file(ctx):
             put_doc_rows(spark, ctx, put, counters)
         else:
@@ -452,9 +449,9 @@ def run(spark: SparkSession, ctx: DayContext) -> dict[str, Any]:
         if cfg.boilerplate.enabled:
             writes += [
                 FolderWrite(
-                    str(ctx.folder(LINE_COUNTS)),
-                    lambda s, b: _put_line_counts(s, b, day),
-                    ("row", "column"),
+                    str(ctx.folder(HOST_LINES)),
+                    lambda s, b: _put_host_lines(s, b, day),
+                    ("host", "line"),
                     counters,
                     arrow=True,
                 ),

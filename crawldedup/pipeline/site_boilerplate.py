@@ -37,9 +37,8 @@ from crawldedup.pipeline.context import DayContext
 from crawldedup.pipeline.part_files import PartWriter, part_file
 from crawldedup.pipeline.store_batches import store_batches, tuple_batches
 from crawldedup.retention import window_start
-from crawldedup.stage_registry import HOST_LINES, LINE_COUNTS, LINE_HOSTS
-from crawldedup.store import Store, open_store
-from crawldedup.store.line_counts import counts_of, counts_row, day_cells, old_layout_days
+from crawldedup.stage_registry import HOST_LINES, LINE_HOSTS
+from crawldedup.store import Store
 from crawldedup.store.schema import line_hosts_row, served_elsewhere
 
 # work/dt=D/host_lines: a host's line, its pages today, its pages with the earlier days',
@@ -54,11 +53,6 @@ _HOST_LINES = pa.schema(
         ("elsewhere", pa.bool_()),
     ]
 )
-# work/dt=D/line_counts: the day's counts as the store's cells, a cell per host
-# (store/line_counts.py), for the publish stage.
-_LINE_COUNT_CELLS = pa.schema(
-    [("row", pa.string()), ("column", pa.string()), ("value", pa.binary())]
-)
 # work/dt=D/line_hosts: for each line, the first hosts where it is ordinary text.
 _LINE_HOSTS = pa.schema([("line", pa.string()), ("hosts", pa.list_(pa.string()))])
 # Hosts where a line was ordinary text (on fewer than min_pages of their pages), written
@@ -66,38 +60,13 @@ _LINE_HOSTS = pa.schema([("line", pa.string()), ("hosts", pa.list_(pa.string()))
 HOSTS_KEPT = 2
 
 
-# Hosts whose packed counts (store/line_counts.py) one store call reads: a host's row
-# holds a cell per day, each up to line_counts.CHUNK lines.
-HOSTS_PER_GET = 64
-
-
 def _earlier_line_counts(
-    lines: Iterable[tuple[str | None, str]],
-    store_url: str,
-    day: str,
-    batch_size: int,
-    since: str,
-    old_rows: bool,
-) -> Counter[tuple[str | None, str]]:
-    """Pages of earlier days from ``since`` on (``index.keep_days``) holding each of the
-    given (host, line) pairs (those no such day counted are left out): from each host's
-    packed row (one get per host), and, with ``old_rows`` (a day of the window was
-    published before 2026-12), from the rows per host and line too."""
-    by_host: dict[str | None, list[str]] = {}
-    for host, line in lines:
-        by_host.setdefault(host, []).append(line)
+    lines: Iterable[tuple[str | None, str]], store_url: str, day: str, batch_size: int, since: str
+) -> Iterator[tuple[tuple[str | None, str], int]]:
+    """((host, line), pages of earlier days) for the given lines that earlier days from
+    ``since`` on (``index.keep_days``) counted, looked up in store batches."""
 
-    def packed(
-        store: Store, batch: list[tuple[str | None, list[str]]]
-    ) -> Iterator[tuple[tuple[str | None, str], int]]:
-        found = store.get("host_lines", [counts_row(host) for host, _ in batch])
-        for host, keys in batch:
-            cells = found.get(counts_row(host))
-            if cells:
-                for line, n in counts_of(cells, keys, since, day).items():
-                    yield (host, line), n
-
-    def per_line(
+    def lookup(
         store: Store, batch: list[tuple[str | None, str]]
     ) -> Iterator[tuple[tuple[str | None, str], int]]:
         found = store.get("host_lines", [f"{host}|{line}" for host, line in batch])
@@ -107,14 +76,7 @@ def _earlier_line_counts(
             if n:
                 yield (host, line), n
 
-    counts: Counter[tuple[str | None, str]] = Counter()
-    for hl, n in store_batches(by_host.items(), store_url, HOSTS_PER_GET, packed):
-        counts[hl] += n
-    if old_rows:
-        pairs = ((h, line) for h, keys in by_host.items() for line in keys)
-        for hl, n in store_batches(pairs, store_url, batch_size, per_line):
-            counts[hl] += n
-    return counts
+    return store_batches(lines, store_url, batch_size, lookup)
 
 
 def _served_elsewhere(
@@ -141,7 +103,6 @@ def _tally_hosts(
     batch_size: int,
     since: str,
     min_pages: int,
-    old_rows: bool,
 ) -> Iterator[pa.RecordBatch]:
     """``_HOST_LINES`` rows of the hosts in one partition (every page of a host in one
     partition). Pages of a host with the same lines (an article and its exact or
@@ -160,7 +121,7 @@ def _tally_hosts(
     for host, line_sets in pages.items():
         for lines in line_sets:
             today.update((host, line) for line in lines)
-    earlier = _earlier_line_counts(today, store_url, day, batch_size, since, old_rows)
+    earlier = dict(_earlier_line_counts(today, store_url, day, batch_size, since))
     frequent = [hl for hl, k in today.items() if k + earlier.get(hl, 0) >= min_pages]
     elsewhere = set(_served_elsewhere(frequent, store_url, day, batch_size, since))
 
@@ -336,24 +297,17 @@ def learn_boilerplate(
     store_url, day, batch = ctx.store, ctx.day, cfg.limits.store_batch_size
     since = window_start(day, cfg.index.keep_days)  # earlier days the index keeps
     min_pages = bp.min_pages
-    with open_store(store_url) as store:
-        old_rows = old_layout_days(store, since, day)
-    out_dir, cells_dir = ctx.folder(HOST_LINES), ctx.folder(LINE_COUNTS)
-    for folder in (out_dir, cells_dir):
-        shutil.rmtree(folder, ignore_errors=True)
-        folder.mkdir(parents=True)
+    out_dir = ctx.folder(HOST_LINES)
+    shutil.rmtree(out_dir, ignore_errors=True)
+    out_dir.mkdir(parents=True)
 
     def tally(parts: Iterable[int]) -> Iterator[int]:
         for b in parts:
             pages = _without_repeats(read_bucket(lines_dir, b), repeated)
-            counted = list(_tally_hosts(pages, store_url, day, batch, since, min_pages, old_rows))
             out = PartWriter(part_file(out_dir, b), _HOST_LINES)
-            for c in counted:
-                out.write(c)
+            for counted in _tally_hosts(pages, store_url, day, batch, since, min_pages):
+                out.write(counted)
             out.close()
-            cells = PartWriter(part_file(cells_dir, b), _LINE_COUNT_CELLS)
-            cells.write(line_count_cells(pa.Table.from_batches(counted, _HOST_LINES), day))
-            cells.close()
             yield b
 
     sc.parallelize(range(buckets), buckets).mapPartitions(tally).collect()
@@ -409,33 +363,7 @@ def learn_boilerplate(
     return boiler, stats
 
 
-def line_count_cells(counted: pa.Table, day: str) -> pa.RecordBatch:
-    """The ``host_lines`` cells of a task's hosts' counts of the day (``_HOST_LINES``
-    rows, every line of a host): one a host, packed (store/line_counts.py)."""
-    t = counted.select(["host", "line", "pages"]).sort_by(
-        [("host", "ascending"), ("line", "ascending")]
-    )
-    hosts, lines = t.column("host").to_pylist(), t.column("line").to_pylist()
-    pages = t.column("pages").to_pylist()
-    cells: list[tuple[str, str, bytes]] = []
-    start = 0
-    for i in range(1, len(hosts) + 1):
-        if i == len(hosts) or hosts[i] != hosts[start]:
-            cells.extend(day_cells(hosts[start], day, lines[start:i], pages[start:i]))
-            start = i
-    rows, columns, values = zip(*cells, strict=True) if cells else ((), (), ())
-    return pa.RecordBatch.from_arrays(
-        [
-            pa.array(rows, pa.string()),
-            pa.array(columns, pa.string()),
-            pa.array(values, pa.binary()),
-        ],
-        schema=_LINE_COUNT_CELLS,
-    )
-
-
 def forget_line_counts(ctx: DayContext) -> None:
     """No pages, no line counts: a previous run's of the day must not reach publish."""
     shutil.rmtree(ctx.folder(HOST_LINES), ignore_errors=True)
-    shutil.rmtree(ctx.folder(LINE_COUNTS), ignore_errors=True)
     shutil.rmtree(ctx.folder(LINE_HOSTS), ignore_errors=True)

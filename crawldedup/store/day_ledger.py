@@ -2,11 +2,10 @@
 
 Most of a day's cells are found again from the day itself: its verdict rows are the range
 ``D|``, its documents' rows and postings are listed by those verdicts and the documents'
-keys. Some cells are not: a day's page counts of a host's lines (``host_lines`` row
-``host|/``, cell ``d:D``; ``host|line`` in stores before 2026-12), the hosts where a
-line was ordinary text, the day's term counts of the relevance tables. Those rows are
-keyed by what they count, and a rerun with fewer pages or other settings would not write
-every one of them again.
+keys. Some cells are not: a day's page count of a host's line (``host_lines`` row
+``host|line``, cell ``d:D``), the hosts where a line was ordinary text, the day's term
+counts of the relevance tables. Those rows are keyed by what they count, and a rerun
+with fewer pages or other settings would not write every one of them again.
 
 Each batch of such cells is recorded *before* it is written, as one ``ledger`` row
 ``D|table|writer`` holding the batch's (row, column) pairs (JSON, zlib). A rerun of the

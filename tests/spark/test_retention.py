@@ -62,8 +62,7 @@ def _index_days(url: str) -> dict[str, set[str]]:
             if fields.get("m:keys"):
                 out.setdefault("documents", set()).add(fields["m:day"].decode())
         for _key, cells in store.scan("host_lines"):
-            # d:DAY (a row per line), d:DAY#k (a packed host's further cells), d:@HOST|DAY
-            days = {c[2:].partition("#")[0] for c in cells if not c.startswith("d:@")}
+            days = {c[2:] for c in cells if not c.startswith("d:@")}
             days |= {c.rpartition("|")[2] for c in cells if c.startswith("d:@")}
             out.setdefault("line counts", set()).update(days)
     return out

@@ -12,12 +12,10 @@ from pathlib import Path
 
 import pyarrow as pa
 
-from crawldedup.pipeline.publish_stage import _put_line_counts, _put_postings
-from crawldedup.pipeline.site_boilerplate import _HOST_LINES, line_count_cells
+from crawldedup.pipeline.publish_stage import _put_host_lines, _put_postings
 from crawldedup.rules import Rule
 from crawldedup.store import Store, open_store
 from crawldedup.store.day_ledger import LEDGER, records
-from crawldedup.store.line_counts import counts_of, counts_row
 from crawldedup.store.schema import posting_column, posting_value, posting_values
 from crawldedup.store.sqlite_store import SqliteStore
 
@@ -86,34 +84,34 @@ def test_postings_put_by_columns_are_the_per_row_cells(tmp_path: Path) -> None:
         }  # no posting in a table of another rule
 
 
-def test_line_counts_are_put_a_cell_per_host_and_recorded(tmp_path: Path) -> None:
+def test_line_counts_put_by_columns_are_the_per_row_cells_and_recorded(tmp_path: Path) -> None:
     rows: list[dict[str, str | int | bool | None]] = [
         {"host": "a.example", "line": "0f" * 8, "pages": 3, "n": 5, "elsewhere": False},
-        {"host": "a.example", "line": "~" + "1e" * 7 + "1", "pages": 2, "n": 2, "elsewhere": True},
-        {
-            "host": "b.example",
-            "line": "~" + "1e" * 7 + "1",
-            "pages": 12,
-            "n": 12,
-            "elsewhere": True,
-        },
-        {"host": None, "line": "=" + "2d" * 7 + "2", "pages": 1, "n": 1, "elsewhere": False},
+        {"host": "b.example", "line": "~" + "1e" * 7, "pages": 12, "n": 12, "elsewhere": True},
+        {"host": None, "line": "=" + "2d" * 7, "pages": 1, "n": 1, "elsewhere": False},
     ]
-    cells = line_count_cells(pa.Table.from_pylist(rows, _HOST_LINES), DAY)
+    table = pa.Table.from_pylist(
+        rows,
+        pa.schema(
+            [
+                ("host", pa.string()),
+                ("line", pa.string()),
+                ("pages", pa.int64()),
+                ("n", pa.int64()),
+                ("elsewhere", pa.bool_()),
+            ]
+        ),
+    )
     with open_store(f"sqlite:///{tmp_path / 's.db'}") as store:
-        for batch in pa.Table.from_batches([cells]).to_batches(max_chunksize=2):
-            _put_line_counts(store, batch, DAY)
-        stored = _cells(store, "host_lines")
-        assert set(stored) == {counts_row(h) for h in ("a.example", "b.example", None)}
-        assert all(list(c) == [f"d:{DAY}"] for c in stored.values())
-        for r in rows:
-            got = counts_of(stored[counts_row(r["host"])], [r["line"]], DAY, f"{DAY}~")  # type: ignore[arg-type,index]
-            assert got == {r["line"]: r["pages"]}
+        for batch in table.to_batches(max_chunksize=2):
+            _put_host_lines(store, batch, DAY)
+        want = {f"{r['host']}|{r['line']}": {f"d:{DAY}": str(r["pages"]).encode()} for r in rows}
+        assert _cells(store, "host_lines") == want
         recorded = {
             (row, column)
             for _, _, by_column in records(store, DAY, "host_lines")
             for column, rows_ in by_column.items()
             for row in rows_
         }
-        assert recorded == {(row, f"d:{DAY}") for row in stored}
+        assert recorded == {(row, f"d:{DAY}") for row in want}
         assert len(_cells(store, LEDGER)) == 2  # one record per batch put

@@ -10,12 +10,10 @@ from unittest.mock import patch
 
 import pyarrow as pa
 import pyarrow.parquet as pq
-import pytest
 
 from crawldedup.pipeline.candidates_stage import _group_pairs
 from crawldedup.pipeline.site_boilerplate import _tally_hosts
-from crawldedup.store import Store, open_store
-from crawldedup.store.line_counts import counts_row, day_cells
+from crawldedup.store import open_store
 from crawldedup.store.schema import line_hosts_row
 from crawldedup.store.sqlite_store import SqliteStore
 
@@ -120,47 +118,31 @@ def test_an_empty_partition_gives_no_batch() -> None:
     assert list(_group_pairs(iter([]), 5, DAY, 3)) == []
 
 
-NAV, A1, A2 = "0" * 16, "a1" * 8, "a2" * 8
-
-
-def _earlier_counts(store: Store, layout: str, host: str, day: str, counts: dict[str, int]) -> None:
-    """A day's counts of a host's lines, as a release writes them: packed a cell per host
-    and day (store/line_counts.py), or a row per line (before 2026-12)."""
-    if layout == "packed":
-        lines = sorted(counts)
-        store.put_cells("host_lines", list(day_cells(host, day, lines, [counts[x] for x in lines])))
-    else:
-        store.put(
-            "host_lines", {f"{host}|{x}": {f"d:{day}": str(n).encode()} for x, n in counts.items()}
-        )
-
-
-@pytest.mark.parametrize("layout", ["packed", "per_line"])
 def test_host_lines_count_pages_with_the_same_lines_once_and_add_earlier_days(
-    tmp_path: Path, layout: str
+    tmp_path: Path,
 ) -> None:
     store = f"sqlite:///{tmp_path / 'store.db'}"
     with open_store(store) as s:
-        _earlier_counts(s, layout, "x.example", "2026-10-31", {A2: 2})  # 2 pages a day before
-        _earlier_counts(s, layout, "x.example", DAY, {A1: 5})  # this day's earlier run
-        s.put("host_lines", {line_hosts_row(A1): {"d:@z.example": b"2026-10-31"}})
+        s.put("host_lines", {"x.example|a2": {"d:2026-10-31": b"2"}})  # 2 pages a day before
+        s.put("host_lines", {"x.example|a1": {"d:2026-11-01": b"5"}})  # this day's earlier run
+        s.put("host_lines", {line_hosts_row("a1"): {"d:@z.example": b"2026-10-31"}})
     pages = [
-        ("x.example", [NAV, A1]),
-        ("x.example", [NAV, A1]),  # an exact copy: counts once
-        ("x.example", [NAV, A2]),
-        ("y.example", [NAV]),
+        ("x.example", ["nav", "a1"]),
+        ("x.example", ["nav", "a1"]),  # an exact copy: counts once
+        ("x.example", ["nav", "a2"]),
+        ("y.example", ["nav"]),
         ("y.example", None),  # no lines
     ]
     batch = pa.RecordBatch.from_pylist([{"host": h, "line_keys": k} for h, k in pages])
     # min_pages 1: every line is held by enough pages, so each is looked up in ``*|line``.
-    tally = _tally_hosts(iter([batch]), store, DAY, 100, "", 1, layout == "per_line")
+    tally = _tally_hosts(iter([batch]), store, DAY, 100, "", 1)
     rows = [r for b in tally for r in b.to_pylist()]
     got = {(r["host"], r["line"]): (r["pages"], r["n"], r["elsewhere"]) for r in rows}
     assert got == {
-        ("x.example", NAV): (2, 2, False),
-        ("x.example", A1): (1, 1, True),  # ordinary text of z.example the day before
-        ("x.example", A2): (1, 3, False),
-        ("y.example", NAV): (1, 1, False),
+        ("x.example", "nav"): (2, 2, False),
+        ("x.example", "a1"): (1, 1, True),  # ordinary text of z.example the day before
+        ("x.example", "a2"): (1, 3, False),
+        ("y.example", "nav"): (1, 1, False),
     }
 
 
@@ -169,13 +151,12 @@ def test_whether_a_line_is_ordinary_elsewhere_is_asked_only_for_lines_on_min_pag
 ) -> None:
     # Two lines an earlier day saw as ordinary text of z.example: "hot" is on 3 pages of
     # x.example with that day's (min_pages), "rare" on one.
-    hot, rare = "h" * 16, "r" * 16
     store = f"sqlite:///{tmp_path / 'store.db'}"
     with open_store(store) as s:
-        _earlier_counts(s, "packed", "x.example", "2026-10-31", {hot: 2})
-        for line in (hot, rare):
+        s.put("host_lines", {"x.example|hot": {"d:2026-10-31": b"2"}})
+        for line in ("hot", "rare"):
             s.put("host_lines", {line_hosts_row(line): {"d:@z.example|2026-10-31": b"2026-10-31"}})
-    batch = pa.RecordBatch.from_pylist([{"host": "x.example", "line_keys": [hot, rare]}])
+    batch = pa.RecordBatch.from_pylist([{"host": "x.example", "line_keys": ["hot", "rare"]}])
     # A spy on the real store's reads (what is asked, not what is answered).
     read: list[list[str]] = []
     real_get = SqliteStore.get
@@ -184,16 +165,12 @@ def test_whether_a_line_is_ordinary_elsewhere_is_asked_only_for_lines_on_min_pag
         read.append(list(rows))
         return real_get(self, table, rows, columns)
 
-    for old_rows in (False, True):
-        read.clear()
-        with patch.object(SqliteStore, "get", counting_get):
-            tally = list(_tally_hosts(iter([batch]), store, DAY, 100, "", 3, old_rows))
-        got = {r["line"]: (r["n"], r["elsewhere"]) for b in tally for r in b.to_pylist()}
-        assert got == {hot: (3, True), rare: (1, False)}
-        # The rows read: the host's counts (one row; the rows per line too while a day
-        # of the window was written before 2026-12), then "hot"'s hosts only.
-        per_line = [[f"x.example|{hot}", f"x.example|{rare}"]] if old_rows else []
-        assert read == [[counts_row("x.example")], *per_line, [line_hosts_row(hot)]]
+    with patch.object(SqliteStore, "get", counting_get):
+        tally = list(_tally_hosts(iter([batch]), store, DAY, 100, "", 3))
+    got = {r["line"]: (r["n"], r["elsewhere"]) for b in tally for r in b.to_pylist()}
+    assert got == {"hot": (3, True), "rare": (1, False)}
+    # The rows read: both lines' counts, then "hot"'s hosts only.
+    assert read == [["x.example|hot", "x.example|rare"], [line_hosts_row("hot")]]
 
 
 def test_the_same_day_pass_writes_every_key_row_ranked_within_the_day(tmp_path: Path) -> None:
