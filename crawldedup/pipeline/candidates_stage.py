@@ -17,7 +17,7 @@ from __future__ import annotations
 import shutil
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import product
 from pathlib import Path
 from typing import Any
@@ -476,17 +476,9 @@ def probe_earlier_days(
         def probe_slot(n: int, it: Iterable[tuple[int, Row]]) -> Iterator[tuple[Any, ...]]:
             rule, i = slot_of[n]
             rows = (r for _, r in it)
-            return Lookups(
-                lambda: {rule: load_part(root, rule, i, lows[i])},
-                store_url,
-                day,
-                cap,
-                batch,
-                counters,
-                max_distance,
-                since,
-                cfg.cascade.excerpt_max_docs,
-            ).of_rows(rows)
+            # The broadcast lookups' settings, with the slot's one range filter.
+            ranged = replace(broadcast, filters=lambda: {rule: load_part(root, rule, i, lows[i])})
+            return ranged.of_rows(rows)
 
         routed = (
             keys.filter(F.col("rule").isin(big))
