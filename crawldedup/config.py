@@ -376,6 +376,13 @@ class BloomConfig:
         "key range and each partition loads only its range's filter.",
         ge=0,
     )
+    line_filter: Literal["auto", "on", "off"] = knob(
+        "auto",
+        "A filter of the store's line counts (rows host|line of host_lines, blocks sized "
+        "for capacity_docs pages), asked before the boilerplate tally gets a line's "
+        'earlier counts: "on", "off", or "auto" (on for HBase, where a get of an absent '
+        "row costs more than the filter; off for the embedded store, where it costs less).",
+    )
 
 
 @dataclass(frozen=True)

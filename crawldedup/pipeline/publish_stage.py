@@ -31,6 +31,7 @@ from crawldedup.day_state import (
     mark_ledger,
     published_before_the_ledger,
 )
+from crawldedup.pipeline import line_filter
 from crawldedup.pipeline.bloom_blocks import add_day_keys
 from crawldedup.pipeline.components import connected_components
 from crawldedup.pipeline.context import DayContext, timed
@@ -281,6 +282,20 @@ def _put_host_lines(store: Store, batch: pa.RecordBatch, day: str) -> None:
     put_recorded_cells(store, day, "host_lines", cells)
 
 
+def _line_filter_before_counts(ctx: DayContext) -> int:
+    """The store's line filter before the day's line counts are written: their new rows
+    ORed into its blocks (:mod:`crawldedup.pipeline.line_filter`), or, with the filter
+    off, the blocks deleted (they would lack the day's rows). How many rows went in."""
+    with open_store(ctx.store) as store:
+        if not line_filter.is_on(ctx.cfg, ctx.store):
+            line_filter.drop(store)
+            return 0
+        if not ctx.folder(HOST_LINES).exists():
+            return 0
+        rows = pq.read_table(ctx.path(HOST_LINES), columns=["host", "line", "pages", "n"])
+        return line_filter.add_new_rows(store, ctx.cfg, rows)
+
+
 def _put_line_hosts(store: Store, batch: list[dict[str, Any]], day: str) -> None:
     """Rows ``*|line``: hosts where the line is ordinary text (``d:@HOST|DAY``)."""
     rows = {
@@ -421,6 +436,8 @@ def run(spark: SparkSession, ctx: DayContext) -> dict[str, Any]:
         if cfg.bloom.source == "blocks":
             # Before the postings: a block may hold keys the index lacks, never the reverse.
             stats["bloom_keys_added"] = add_day_keys(spark, ctx, ctx.path(POSTINGS))
+        if cfg.boilerplate.enabled:
+            stats["line_filter_rows_added"] = _line_filter_before_counts(ctx)
         sc = spark.sparkContext
         counters = {n: sc.accumulator(0) for n in StoreStats().as_dict()}
         # Document and verdict rows before the postings: a posting of the day is always

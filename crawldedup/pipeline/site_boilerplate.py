@@ -32,13 +32,15 @@ from crawldedup.core.boilerplate import (
 )
 from crawldedup.ingest.readers import describe, is_environment_error
 from crawldedup.ingest.records import fingerprint_fields
+from crawldedup.pipeline import line_filter
 from crawldedup.pipeline.bucket_files import read_bucket, text_bucket, write_buckets
 from crawldedup.pipeline.context import DayContext
+from crawldedup.pipeline.line_filter import LineFilter, line_row
 from crawldedup.pipeline.part_files import PartWriter, part_file
 from crawldedup.pipeline.store_batches import store_batches, tuple_batches
 from crawldedup.retention import window_start
 from crawldedup.stage_registry import HOST_LINES, LINE_HOSTS
-from crawldedup.store import Store
+from crawldedup.store import Store, open_store
 from crawldedup.store.schema import line_hosts_row, served_elsewhere
 
 # work/dt=D/host_lines: a host's line, its pages today, its pages with the earlier days',
@@ -69,9 +71,9 @@ def _earlier_line_counts(
     def lookup(
         store: Store, batch: list[tuple[str | None, str]]
     ) -> Iterator[tuple[tuple[str | None, str], int]]:
-        found = store.get("host_lines", [f"{host}|{line}" for host, line in batch])
+        found = store.get("host_lines", [line_row(host, line) for host, line in batch])
         for host, line in batch:
-            cells = found.get(f"{host}|{line}", {})
+            cells = found.get(line_row(host, line), {})
             n = sum(int(v) for c, v in cells.items() if since <= c[2:] < day)
             if n:
                 yield (host, line), n
@@ -103,6 +105,8 @@ def _tally_hosts(
     batch_size: int,
     since: str,
     min_pages: int,
+    counted: LineFilter | None = None,
+    looked_up: Any = None,
 ) -> Iterator[pa.RecordBatch]:
     """``_HOST_LINES`` rows of the hosts in one partition (every page of a host in one
     partition). Pages of a host with the same lines (an article and its exact or
@@ -110,7 +114,9 @@ def _tally_hosts(
     different content. Whether another host had the line as ordinary text on an earlier
     day (``elsewhere``) is looked up only for the lines held by ``min_pages`` pages of
     their host with the earlier days' (the only ones it decides): most of a day's lines
-    are an article's own."""
+    are an article's own. With ``counted`` (the store's line filter), the earlier
+    counts are got only for the lines it may hold, and their number added to
+    ``looked_up`` (an accumulator)."""
     pages: dict[str | None, set[tuple[str, ...]]] = {}
     for b in batches:
         hosts, keys = b.column("host").to_pylist(), b.column("line_keys").to_pylist()
@@ -121,7 +127,13 @@ def _tally_hosts(
     for host, line_sets in pages.items():
         for lines in line_sets:
             today.update((host, line) for line in lines)
-    earlier = dict(_earlier_line_counts(today, store_url, day, batch_size, since))
+    asked: Iterable[tuple[str | None, str]] = today
+    if counted is not None:
+        pairs = list(today)
+        maybe = counted.may_hold([line_row(h, line) for h, line in pairs])
+        asked = [hl for hl, m in zip(pairs, maybe.tolist(), strict=True) if m]
+        looked_up.add(len(asked))
+    earlier = dict(_earlier_line_counts(asked, store_url, day, batch_size, since))
     frequent = [hl for hl, k in today.items() if k + earlier.get(hl, 0) >= min_pages]
     elsewhere = set(_served_elsewhere(frequent, store_url, day, batch_size, since))
 
@@ -301,16 +313,31 @@ def learn_boilerplate(
     shutil.rmtree(out_dir, ignore_errors=True)
     out_dir.mkdir(parents=True)
 
+    filter_stats: dict[str, int] = {}
+    blocks = None
+    if line_filter.is_on(cfg, store_url):
+        with open_store(store_url) as store:
+            loaded, filter_stats["rebuilt_from_rows"] = line_filter.load(
+                store, cfg, write=not ctx.dry_run
+            )
+        blocks = sc.broadcast(loaded)
+    looked_up = sc.accumulator(0)
+
     def tally(parts: Iterable[int]) -> Iterator[int]:
+        counted = None if blocks is None else line_filter.LineFilter(blocks.value)
         for b in parts:
             pages = _without_repeats(read_bucket(lines_dir, b), repeated)
             out = PartWriter(part_file(out_dir, b), _HOST_LINES)
-            for counted in _tally_hosts(pages, store_url, day, batch, since, min_pages):
-                out.write(counted)
+            for rows in _tally_hosts(
+                pages, store_url, day, batch, since, min_pages, counted, looked_up
+            ):
+                out.write(rows)
             out.close()
             yield b
 
     sc.parallelize(range(buckets), buckets).mapPartitions(tally).collect()
+    if blocks is not None:
+        blocks.unpersist()
     # The day's counts are a few hundred thousand rows: read here with pyarrow, not
     # grouped and joined by the JVM (two shuffles and a collect cost it more).
     total = pq.read_table(ctx.path(HOST_LINES), schema=_HOST_LINES)
@@ -354,12 +381,18 @@ def learn_boilerplate(
     }
     keys = [k for v in boiler.values() for k in v.template]
     shapes = sum(k.startswith(SHAPE_PREFIX) for k in keys)
-    stats = {
+    stats: dict[str, Any] = {
         "hosts": len(template),
         "lines": len(keys) - shapes,
         "shapes": shapes,
         "frequent_lines": sum(len(v.frequent) for v in boiler.values()),
     }
+    if blocks is not None:  # the day's (host, line) rows, and those got from the store
+        stats["line_filter"] = {
+            "rows": total.num_rows,
+            "looked_up": looked_up.value,
+            **filter_stats,
+        }
     return boiler, stats
 
 

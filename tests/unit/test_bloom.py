@@ -71,3 +71,18 @@ def test_ranges_of_a_column_of_keys_are_each_keys_range() -> None:
         lows = [lo for lo, _ in key_ranges(splits)]
         column = pa.chunked_array([keys[:700], keys[700:]])
         assert ranges_of(column, lows).to_pylist() == [range_of(k, lows) for k in keys]
+
+
+def test_the_line_filter_is_on_for_hbase_only_unless_asked() -> None:
+    from crawldedup.config import Config
+    from crawldedup.pipeline.line_filter import block_of, is_on, line_row
+
+    cfg = Config()
+    assert is_on(cfg, "hbase://127.0.0.1:9090/x") and not is_on(cfg, "sqlite:///tmp/s.db")
+    on, off = (cfg.replace(**{"bloom.line_filter": m}) for m in ("on", "off"))
+    assert is_on(on, "sqlite:///tmp/s.db") and not is_on(off, "hbase://127.0.0.1:9090/x")
+    # A host's rows share a block, whatever the line; a missing host is "None".
+    assert {block_of(line_row("a.example", str(n)), 8) for n in range(50)} == {
+        block_of("a.example|x", 8)
+    }
+    assert line_row(None, "k") == "None|k"
