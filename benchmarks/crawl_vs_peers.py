@@ -70,6 +70,7 @@ import contextlib
 import ctypes
 import datetime as dt
 import json
+import math
 import os
 import random
 import re
@@ -80,6 +81,7 @@ import sys
 import tempfile
 import threading
 import time
+import tomllib
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -338,18 +340,42 @@ def hbase_cpu() -> float:
     return total
 
 
-def store_env(work: Path, name: str, store: str | None) -> dict[str, str] | None:
+def settle_hbase(busy: float = 0.15, window: float = 5.0, limit: float = 300.0) -> float:
+    """Untimed: wait until the HBase daemons use under ``busy`` of a core over a
+    ``window`` (the compactions the filler load set off run before the timed day, not
+    inside it), at most ``limit`` seconds; returns the seconds waited."""
+    t0 = time.perf_counter()
+    while time.perf_counter() - t0 < limit:
+        before = hbase_cpu()
+        time.sleep(window)
+        if hbase_cpu() - before < busy * window:
+            break
+    return time.perf_counter() - t0
+
+
+def store_env(work: Path, name: str, store: str | None, capacity: int = 0) -> dict[str, str] | None:
     """The environment of a tool's crawldedup commands: with ``store``, a config file
-    naming it (table prefix: the store URL's, then the tool's name), its tables dropped."""
-    if not store:
+    naming it (table prefix: the store URL's, then the tool's name), its tables dropped;
+    with ``capacity``, one setting ``bloom.capacity_docs`` (the Bloom blocks sized to the
+    index, as docs/configuration.md asks)."""
+    if not store and not capacity:
         return None
-    url = store + name.replace("-", "")
-    with open_store(url) as s:
-        drop = getattr(s, "drop_all", None)
-        if drop is not None:
-            drop()  # a fresh store for every measurement
+    lines = []
+    if store:
+        url = store + name.replace("-", "")
+        with open_store(url) as s:
+            drop = getattr(s, "drop_all", None)
+            if drop is not None:
+                drop()  # a fresh store for every measurement
+        lines.append(f'store_url = "{url}"')
+    if capacity:
+        # A block is one store cell, and HBase refuses a cell over 10 MB
+        # (hbase.client.keyvalue.maxsize): enough key ranges that the largest (the lsh
+        # rule's, 24 keys a document at 14.4 bits a key) stays under 8 MB.
+        splits = max(4, math.ceil(capacity * 24 * 14.4 / 8 / (8 << 20)))
+        lines += ["[bloom]", f"capacity_docs = {capacity}", f"scan_splits = {splits}"]
     conf = work / f"{name}-store.toml"
-    conf.write_text(f'store_url = "{url}"\n', encoding="utf-8")
+    conf.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return {**os.environ, "CRAWLDEDUP_CONFIG": str(conf)}
 
 
@@ -365,7 +391,8 @@ def preload_index(
     before = (dt.date.fromisoformat(first_day) - dt.timedelta(days=1)).isoformat()
     url = f"sqlite:///{home / 'store.db'}"
     if env is not None and "CRAWLDEDUP_CONFIG" in env:
-        url = Path(env["CRAWLDEDUP_CONFIG"]).read_text(encoding="utf-8").split('"')[1]
+        with Path(env["CRAWLDEDUP_CONFIG"]).open("rb") as fh:
+            url = tomllib.load(fh).get("store_url", url)
     with open_store(url) as store:
         load_fillers(store, Config(), count, before, random.Random(count))
     # Bloom upkeep only: --rebuild-blocks needs no input and runs no other stage.
@@ -381,14 +408,17 @@ def run_crawldedup(
     index: int = 0,
     name: str = "crawldedup",
     store: str | None = None,
+    capacity: int = 0,
 ) -> Outcome:
     exe = crawldedup_bin()
     home = work / f"home-{name}"
     shutil.rmtree(home, ignore_errors=True)
     note = "one `crawldedup run` per day"
-    env = store_env(work, name, store)
+    env = store_env(work, name, store, capacity)
     if store:
         note += f", store {store}…, HBase daemons' CPU included"
+    if capacity:
+        note += f", bloom.capacity_docs = {capacity:,} (scan_splits sized to it)"
     if name == "crawldedup-jvm":
         conf = work / "spark-conf-empty"
         shutil.rmtree(conf, ignore_errors=True)
@@ -401,6 +431,8 @@ def run_crawldedup(
     if index:
         secs = preload_index(exe, home, days[0], index, env)
         note += f", on an index of {index:,} filler documents (loaded untimed in {secs:.0f} s)"
+        if store:
+            note += f", HBase idle after the load in {settle_hbase():.0f} s"
     res = Outcome(
         name,
         wall=0.0,
@@ -601,6 +633,13 @@ def main(argv: list[str] | None = None) -> int:
         "hbase://127.0.0.1:9090/bench (each crawldedup row gets its own prefix, dropped "
         "first); default: the embedded store in the row's home",
     )
+    ap.add_argument(
+        "--bloom-capacity",
+        type=int,
+        default=0,
+        help="crawldedup's bloom.capacity_docs (default: the configuration's, 100,000): size "
+        "it to the index and the crawl, as a user is told to",
+    )
     args = ap.parse_args(argv)
 
     crawl = args.crawl.resolve()
@@ -621,7 +660,7 @@ def main(argv: list[str] | None = None) -> int:
             continue
         print(f"running {name} ...", file=sys.stderr, flush=True)
         if name.startswith("crawldedup"):
-            r = run_crawldedup(crawl, work, days, args.index, name, args.store)
+            r = run_crawldedup(crawl, work, days, args.index, name, args.store, args.bloom_capacity)
         else:
             r = run_peer(name, crawl, work, args.timeout if name == "mllib" else None)
         print(f"  {name}: wall {fmt(r.wall)} s, CPU {fmt(r.cpu)} s {r.note}", file=sys.stderr)
