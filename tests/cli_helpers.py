@@ -47,4 +47,27 @@ def table_dump(store_url: str) -> dict[str, list[tuple[str, Any]]]:
             t: list(store.scan(t)) for t in TABLES if t not in ("days", "locks", LEDGER)
         }
         out[LEDGER] = sorted((k, sorted(v)) for k, v in recorded(store).items())
+        # The line filter's blocks (HBase keeps them, the embedded store does not): their
+        # bits depend on what a store went through, their one promise is
+        # rows_missing_from_the_line_filter().
+        out["bloom_blocks"] = [r for r in out["bloom_blocks"] if not r[0].startswith("lines|")]
         return out
+
+
+def rows_missing_from_the_line_filter(store_url: str) -> list[str]:
+    """The ``host|line`` rows of ``host_lines`` its line filter's blocks do not hold (the
+    filter may hold more, never fewer). The store must keep the blocks."""
+    import json
+
+    from crawldedup.pipeline.line_filter import LineFilter
+    from crawldedup.store import open_store
+
+    with open_store(store_url) as store:
+        stored = dict(store.scan_prefix("bloom_blocks", "lines|"))
+        assert stored, f"{store_url} keeps no line filter"
+        rows = [k for k, _ in store.scan("host_lines", keys_only=True) if not k.startswith("*|")]
+    splits = {json.loads(c["b:sizing"])["splits"] for c in stored.values()}
+    assert len(splits) == 1 and len(stored) == splits.pop(), sorted(stored)
+    blocks = {int(k.split("|")[1]): c["b:bits"] for k, c in stored.items()}
+    held = LineFilter(blocks).may_hold(rows)
+    return [r for r, h in zip(rows, held.tolist(), strict=True) if not h]

@@ -97,16 +97,32 @@ def _leaves(path: str, x: Any, y: Any) -> list[str]:
     return [f"{path}: {str(x)[:200]} != {str(y)[:200]}"]
 
 
+def _lacks_bits(a: dict[str, bytes], b: dict[str, bytes]) -> bool:
+    """Whether line-filter block ``a`` is sized otherwise than ``b`` or lacks a bit of it."""
+    from crawldedup.core.bloom import from_bytes
+
+    if a.get("b:sizing") != b.get("b:sizing"):
+        return True
+    bits_a, bits_b = from_bytes(a["b:bits"]).bitarray, from_bytes(b["b:bits"]).bitarray
+    return bool((bits_b & ~bits_a).any())
+
+
 def differences(a: dict[str, Any], b: dict[str, Any]) -> list[str]:
     """Readable differences between two states, one per differing leaf (empty: equal);
-    Bloom blocks compared where both stores have the row."""
+    Bloom blocks compared where both stores have the row. A rerun's (``a``) line-filter
+    blocks (``lines|…``) may hold more than a fresh run's (``b``: the rows the rerun took
+    back), never less."""
     blocks_a = a["tables"].pop("bloom_blocks", {})
     blocks_b = b["tables"].pop("bloom_blocks", {})
     try:
         out = [
             f"bloom_blocks {row}: differs"
             for row in sorted(blocks_a.keys() & blocks_b.keys())
-            if blocks_a[row] != blocks_b[row]
+            if (
+                _lacks_bits(blocks_a[row], blocks_b[row])
+                if row.startswith("lines|")
+                else blocks_a[row] != blocks_b[row]
+            )
         ]
         return out + _leaves("", a, b)
     finally:

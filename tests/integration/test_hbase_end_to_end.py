@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from crawldedup_demo import load_truth
-from tests.cli_helpers import BIN, cli, table_dump, verdicts
+from tests.cli_helpers import BIN, cli, rows_missing_from_the_line_filter, table_dump, verdicts
 from tests.conftest import SAMPLE_DAYS, EmbeddedDays
 from tests.hbase_fixtures import ROOT, drop_prefix, ensure_hbase, hbase_url, unique_prefix
 from tests.verdict_checks import (
@@ -118,6 +118,9 @@ def test_rerun_after_the_kill_equals_the_embedded_store(on_hbase: HBaseDays, emb
     url, found = embedded
     assert on_hbase.verdicts == found
     assert table_dump(on_hbase.url) == table_dump(url)
+    # HBase keeps the line filter (bloom.line_filter "auto"): after the kill and the
+    # rerun it still holds every line-count row.
+    assert rows_missing_from_the_line_filter(on_hbase.url) == []
 
 
 def test_verdicts_follow_the_contract_and_the_planted_truth(
