@@ -24,6 +24,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Iterable, Sequence
+from urllib.parse import urlparse
 
 import numpy as np
 import pyarrow as pa
@@ -49,10 +50,17 @@ def line_row(host: str | None, line: str) -> str:
     return f"{host}|{line}"
 
 
+def line_rows(table: pa.Table | pa.RecordBatch) -> list[str]:
+    """:func:`line_row` of every (``host``, ``line``) row of a ``work/host_lines`` table."""
+    hosts = pc.fill_null(table.column("host"), "None")
+    rows: list[str] = pc.binary_join_element_wise(hosts, table.column("line"), "|").to_pylist()
+    return rows
+
+
 def is_on(cfg: Config, store_url: str) -> bool:
     """Whether the day keeps and asks the filter (``bloom.line_filter``)."""
     mode = cfg.bloom.line_filter
-    return mode == "on" or (mode == "auto" and store_url.startswith("hbase"))
+    return mode == "on" or (mode == "auto" and urlparse(store_url).scheme == "hbase")
 
 
 def block_of(row: str, splits: int) -> int:
@@ -77,18 +85,18 @@ def _empty(cfg: Config) -> BloomFilter:
     return new_filter(sizing["capacity"], sizing["error_rate"])
 
 
-def _stored(store: Store, cfg: Config) -> dict[int, BloomFilter] | None:
-    """Every block as stored, or None when one is missing or sized otherwise."""
+def _stored(store: Store, cfg: Config) -> dict[int, bytes] | None:
+    """Every block's bits as stored, or None when one is missing or sized otherwise."""
     splits = cfg.bloom.scan_splits
     rows = [_block_row(i) for i in range(splits)]
     found = store.get(BLOCKS, rows, columns=_COLUMNS)
     want = _sizing_cell(cfg)
-    out: dict[int, BloomFilter] = {}
+    out: dict[int, bytes] = {}
     for i, row in enumerate(rows):
         cells = found.get(row, {})
         if cells.get("b:sizing") != want or "b:bits" not in cells:
             return None
-        out[i] = from_bytes(cells["b:bits"])
+        out[i] = cells["b:bits"]
     return out
 
 
@@ -112,27 +120,27 @@ def load(store: Store, cfg: Config, write: bool = True) -> tuple[dict[int, bytes
     when every block was there). A rebuild scans the table's keys (rows ``*|line`` are
     not counts and are left out) and, when ``write``, stores the blocks (a dry run
     keeps them in memory)."""
-    filters = _stored(store, cfg)
-    rebuilt = 0
-    if filters is None:
-        splits = cfg.bloom.scan_splits
-        filters = {i: _empty(cfg) for i in range(splits)}
-        batch: list[str] = []
+    stored = _stored(store, cfg)
+    if stored is not None:
+        return stored, 0
+    splits, rebuilt = cfg.bloom.scan_splits, 0
+    filters = {i: _empty(cfg) for i in range(splits)}
+    batch: list[str] = []
 
-        def flush() -> None:
-            for i, rows in _by_block(batch, splits).items():
-                add_many(filters[i], rows)
-            batch.clear()
+    def flush() -> None:
+        for i, rows in _by_block(batch, splits).items():
+            add_many(filters[i], rows)
+        batch.clear()
 
-        for row, _ in store.scan(TABLE, keys_only=True):
-            if not row.startswith("*|"):
-                batch.append(row)
-                rebuilt += 1
-                if len(batch) >= 200_000:
-                    flush()
-        flush()
-        if write:
-            _put(store, cfg, filters)
+    for row, _ in store.scan(TABLE, keys_only=True):
+        if not row.startswith("*|"):
+            batch.append(row)
+            rebuilt += 1
+            if len(batch) >= 200_000:
+                flush()
+    flush()
+    if write:
+        _put(store, cfg, filters)
     return {i: to_bytes(f) for i, f in filters.items()}, rebuilt
 
 
@@ -162,16 +170,16 @@ def add_new_rows(store: Store, cfg: Config, day_rows: pa.Table) -> int:
     a row with one is in its block already) into the stored blocks, before publish
     writes them; returns how many. Missing or re-sized blocks are left alone: the next
     tally rebuilds them from the table."""
-    filters = _stored(store, cfg)
-    if filters is None:
+    stored = _stored(store, cfg)
+    if stored is None:
         return 0
     new = day_rows.filter(pc.equal(day_rows.column("n"), day_rows.column("pages")))
-    hosts = pc.fill_null(new.column("host"), "None")
-    rows = pc.binary_join_element_wise(hosts, new.column("line"), "|").to_pylist()
-    touched = _by_block(rows, cfg.bloom.scan_splits)
-    for i, keys in touched.items():
-        add_many(filters[i], keys)
-    _put(store, cfg, {i: filters[i] for i in touched})
+    rows = line_rows(new)
+    touched: dict[int, BloomFilter] = {}
+    for i, keys in _by_block(rows, cfg.bloom.scan_splits).items():
+        touched[i] = from_bytes(stored[i])  # only the blocks the day's rows fall in
+        add_many(touched[i], keys)
+    _put(store, cfg, touched)
     return len(rows)
 
 

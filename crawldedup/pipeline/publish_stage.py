@@ -274,8 +274,7 @@ def _put_postings(store: Store, batch: pa.RecordBatch, day: str) -> None:
 def _put_host_lines(store: Store, batch: pa.RecordBatch, day: str) -> None:
     """A batch of ``work/host_lines`` rows: cell ``d:DAY`` of row ``host|line`` holds
     the day's pages of the host with the line."""
-    hosts = pc.fill_null(batch.column("host"), "None")  # as f"{None}" wrote a missing host
-    rows = pc.binary_join_element_wise(hosts, batch.column("line"), "|").to_pylist()
+    rows = line_filter.line_rows(batch)
     pages = pc.cast(batch.column("pages"), pa.string()).cast(pa.binary()).to_pylist()
     cell = f"d:{day}"
     cells = [(r, cell, v) for r, v in zip(rows, pages, strict=True)]
